@@ -1,0 +1,40 @@
+# Front door. `make demo` and `make test` do all set-up on a fresh Debian 12
+# machine: install missing packages, configure, build, then run.
+PRESET ?= default
+BUILD  := build
+JOBS   ?= $(shell nproc)
+
+.PHONY: all deps configure build test test-slow test-all demo bench format clean
+
+all: build
+
+deps:
+	@tools/install-deps.sh
+
+configure: deps
+	@if [ ! -f $(BUILD)/build.ninja ]; then cmake --preset $(PRESET); fi
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+# Default test run: everything except tests labelled `slow` (kept under ~30 min).
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE slow
+
+test-slow: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -L slow
+
+test-all: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+demo: build
+	@tools/demo.sh $(BUILD)
+
+bench: build
+	@tools/bench.sh $(BUILD)
+
+format:
+	@git ls-files '*.h' '*.cc' | xargs clang-format -i
+
+clean:
+	rm -rf $(BUILD)

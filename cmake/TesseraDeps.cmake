@@ -1,0 +1,37 @@
+# All third-party dependencies are found here, in one place. Each comes from a
+# Debian package that tools/install-deps.sh installs; a missing one stops the
+# configure step with the package to install.
+
+macro(tessera_require found pkg what)
+  if(NOT ${found})
+    message(FATAL_ERROR "Tessera needs ${what}: install the Debian package '${pkg}' "
+                        "(tools/install-deps.sh does it).")
+  endif()
+endmacro()
+
+find_package(fmt CONFIG QUIET)
+tessera_require(fmt_FOUND libfmt-dev "the fmt library")
+find_package(nlohmann_json CONFIG QUIET)
+tessera_require(nlohmann_json_FOUND nlohmann-json3-dev "nlohmann-json")
+find_package(CLI11 CONFIG QUIET)
+tessera_require(CLI11_FOUND libcli11-dev "CLI11")
+find_package(GTest CONFIG QUIET)
+tessera_require(GTest_FOUND libgtest-dev "GoogleTest")
+find_package(benchmark CONFIG QUIET)
+tessera_require(benchmark_FOUND libbenchmark-dev "Google Benchmark")
+find_package(Threads REQUIRED)
+
+# Python with numpy/torch/onnx/sklearn: Debian's interpreter, never the first
+# `python3` on PATH (which may be a different installation without them).
+set(TESSERA_PYTHON /usr/bin/python3 CACHE FILEPATH "Python interpreter with Debian's python3-* packages")
+if(NOT EXISTS ${TESSERA_PYTHON})
+  message(FATAL_ERROR "Tessera needs ${TESSERA_PYTHON}: install the Debian package 'python3'.")
+endif()
+
+# FileCheck and lit (LLVM 15) for text-in/text-out IR and tool tests.
+find_program(TESSERA_FILECHECK FileCheck PATHS /usr/lib/llvm-15/bin NO_DEFAULT_PATH)
+tessera_require(TESSERA_FILECHECK llvm-15-tools "FileCheck")
+set(TESSERA_LIT /usr/lib/llvm-15/build/utils/lit/lit.py)
+if(NOT EXISTS ${TESSERA_LIT})
+  message(FATAL_ERROR "Tessera needs lit: install the Debian package 'llvm-15-tools'.")
+endif()

@@ -1,0 +1,158 @@
+#include "isa/config.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace tessera {
+namespace {
+
+const char* kConfigs[] = {"configs/default.json", "configs/pynq-z1.json", "configs/tiny.json",
+                          "configs/large.json"};
+
+nlohmann::json DefaultJson() {
+  auto cfg = LoadHwConfig("configs/default.json");
+  EXPECT_TRUE(cfg.ok()) << cfg.status().ToString();
+  return nlohmann::json::parse(HwConfigToJson(*cfg));
+}
+
+std::string ErrorOf(const nlohmann::json& j) {
+  auto r = ParseHwConfig(j.dump(), "test.json");
+  EXPECT_FALSE(r.ok());
+  return r.ok() ? "" : r.status().message();
+}
+
+TEST(HwConfig, BundledConfigsLoad) {
+  for (const char* path : kConfigs) {
+    auto cfg = LoadHwConfig(path);
+    ASSERT_TRUE(cfg.ok()) << path << ": " << cfg.status().ToString();
+    EXPECT_LE(cfg->layout.bits_used[0], 128);
+  }
+}
+
+TEST(HwConfig, DefaultDerivedSizes) {
+  auto cfg = LoadHwConfig("configs/default.json");
+  ASSERT_TRUE(cfg.ok());
+  EXPECT_EQ(cfg->inp_tile_bytes, 16);
+  EXPECT_EQ(cfg->wgt_tile_bytes, 256);
+  EXPECT_EQ(cfg->acc_tile_bytes, 64);
+  EXPECT_EQ(cfg->out_tile_bytes, 16);
+  EXPECT_EQ(cfg->inp_entries, 2048);
+  EXPECT_EQ(cfg->wgt_entries, 1024);
+  EXPECT_EQ(cfg->acc_entries, 2048);
+  EXPECT_EQ(cfg->uop_entries, 8192);
+  EXPECT_EQ(cfg->inp_idx_bits, 11);
+  EXPECT_EQ(cfg->wgt_idx_bits, 10);
+  EXPECT_EQ(cfg->uop_idx_bits, 13);
+  EXPECT_EQ(cfg->macs_per_cycle, 256);
+  EXPECT_EQ(cfg->layout.uop_bits_used, 32);
+  // The opcode sits at bits [2:0] of every format.
+  for (int f = 0; f < kNumFormats; ++f) {
+    EXPECT_EQ(cfg->layout.slots[f][static_cast<int>(FieldId::opcode)].lsb, 0);
+    EXPECT_EQ(cfg->layout.slots[f][static_cast<int>(FieldId::opcode)].width, 3);
+  }
+}
+
+TEST(HwConfig, JsonRoundTrip) {
+  for (const char* path : kConfigs) {
+    auto a = LoadHwConfig(path);
+    ASSERT_TRUE(a.ok());
+    auto b = ParseHwConfig(HwConfigToJson(*a), "roundtrip");
+    ASSERT_TRUE(b.ok()) << b.status().ToString();
+    EXPECT_EQ(HwConfigToJson(*a), HwConfigToJson(*b));
+    EXPECT_EQ(a->isa_fingerprint, b->isa_fingerprint);
+  }
+}
+
+TEST(HwConfig, FingerprintIgnoresTimingButNotShape) {
+  auto j = DefaultJson();
+  auto base = ParseHwConfig(j.dump(), "a");
+  j["dram"]["latency_cycles"] = 99;
+  auto timing = ParseHwConfig(j.dump(), "b");
+  j["gemm"]["block_out"] = 32;
+  auto shape = ParseHwConfig(j.dump(), "c");
+  ASSERT_TRUE(base.ok() && timing.ok() && shape.ok());
+  EXPECT_EQ(base->isa_fingerprint, timing->isa_fingerprint);
+  EXPECT_NE(base->isa_fingerprint, shape->isa_fingerprint);
+}
+
+TEST(HwConfigErrors, NotJson) {
+  auto r = ParseHwConfig("{ \"name\": ", "broken.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("broken.json: not valid JSON"), std::string::npos);
+}
+
+TEST(HwConfigErrors, MissingFile) {
+  auto r = LoadHwConfig("configs/does-not-exist.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("does-not-exist.json"), std::string::npos);
+}
+
+TEST(HwConfigErrors, UnknownKey) {
+  auto j = DefaultJson();
+  j["gemm"]["blok_in"] = 16;
+  EXPECT_EQ(ErrorOf(j), "test.json: key 'gemm.blok_in': unknown key");
+  j = DefaultJson();
+  j["extra"] = 1;
+  EXPECT_EQ(ErrorOf(j), "test.json: key 'extra': unknown key");
+}
+
+TEST(HwConfigErrors, MissingKey) {
+  auto j = DefaultJson();
+  j["scratchpads"].erase("wgt_bytes");
+  EXPECT_EQ(ErrorOf(j), "test.json: key 'scratchpads.wgt_bytes': missing");
+  j = DefaultJson();
+  j.erase("timing");
+  EXPECT_EQ(ErrorOf(j), "test.json: key 'timing': missing");
+}
+
+TEST(HwConfigErrors, NotPowerOfTwo) {
+  auto j = DefaultJson();
+  j["gemm"]["block_in"] = 12;
+  EXPECT_EQ(ErrorOf(j), "test.json: key 'gemm.block_in': must be a power of two, got 12");
+  j = DefaultJson();
+  j["scratchpads"]["acc_bytes"] = 100000;
+  EXPECT_EQ(ErrorOf(j), "test.json: key 'scratchpads.acc_bytes': must be a power of two, got 100000");
+}
+
+TEST(HwConfigErrors, WrongTypeAndRange) {
+  auto j = DefaultJson();
+  j["gemm"]["batch"] = "one";
+  EXPECT_EQ(ErrorOf(j), "test.json: key 'gemm.batch': must be an integer, got \"one\"");
+  j = DefaultJson();
+  j["datatypes"]["inp_bits"] = 4;
+  EXPECT_EQ(ErrorOf(j), "test.json: key 'datatypes.inp_bits': must be one of {8, 16}, got 4");
+  j = DefaultJson();
+  j["dram"]["latency_cycles"] = 0;
+  EXPECT_EQ(ErrorOf(j), "test.json: key 'dram.latency_cycles': must be in [1, 100000], got 0");
+}
+
+TEST(HwConfigErrors, BufferTooSmallForOneTile) {
+  auto j = DefaultJson();
+  j["scratchpads"]["wgt_bytes"] = 128;  // one 16x16 int8 weight tile is 256 bytes
+  EXPECT_EQ(ErrorOf(j),
+            "test.json: key 'scratchpads.wgt_bytes': 128 bytes is too small for one tile of 256 "
+            "bytes (set by gemm.* and datatypes.*)");
+}
+
+TEST(HwConfigErrors, FieldNoLongerFitsInstruction) {
+  auto j = DefaultJson();
+  j["scratchpads"]["uop_bytes"] = 1 << 20;  // 18-bit uop indices overflow 128 bits
+  std::string msg = ErrorOf(j);
+  EXPECT_NE(msg.find("instruction format needs"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("more than 128"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("scratchpads.uop_bytes"), std::string::npos) << msg;
+}
+
+TEST(HwConfigErrors, UopFormatOverflow) {
+  auto j = DefaultJson();
+  // 12-bit acc + 12-bit src + 10-bit wgt indices = 34 bits; instructions still fit.
+  j["scratchpads"]["acc_bytes"] = 1 << 18;
+  j["scratchpads"]["uop_bytes"] = 1 << 13;
+  std::string msg = ErrorOf(j);
+  EXPECT_NE(msg.find("the uop format needs 34 bits, more than 32"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("dst 12 bits (scratchpads.acc_bytes)"), std::string::npos) << msg;
+}
+
+}  // namespace
+}  // namespace tessera

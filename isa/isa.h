@@ -1,0 +1,184 @@
+// Static ISA metadata generated from isa/isa.def: opcodes, memory types, ALU
+// operations, the instruction field list and the uop field list. Nothing here
+// depends on a hardware config; widths and positions live in IsaLayout
+// (isa/config.h), encoding in isa/encoding.h.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace tessera {
+
+enum class Format : uint8_t { kMem, kGemm, kAlu, kFinish };
+inline constexpr int kNumFormats = 4;
+enum class Module : uint8_t { kLoad, kCompute, kStore };
+inline constexpr int kNumModules = 3;
+
+enum class Opcode : uint8_t {
+#define TSR_OPCODE(id, value, ...) id = value,
+#include "isa/isa.def"
+};
+enum class MemType : uint8_t {
+#define TSR_MEM(id, value, ...) id = value,
+#include "isa/isa.def"
+};
+enum class AluOp : uint8_t {
+#define TSR_ALU_OP(id, value, ...) id = value,
+#include "isa/isa.def"
+};
+
+// Operand form of an ALU operation.
+enum class AluOperand : uint8_t { kImmOrVec, kVecAndImm };
+
+enum class FieldId : uint8_t {
+#define TSR_FIELD(id, ...) id,
+#include "isa/isa.def"
+  kCount
+};
+inline constexpr int kNumFields = static_cast<int>(FieldId::kCount);
+
+enum class UopFieldId : uint8_t {
+#define TSR_UOP_FIELD(id, ...) id,
+#include "isa/isa.def"
+  kCount
+};
+inline constexpr int kNumUopFields = static_cast<int>(UopFieldId::kCount);
+
+// How a field's width is obtained: fixed, or derived from the config.
+enum class WidthRule : uint8_t {
+  kFixed,
+  kSramIdx,  // log2 of the largest scratchpad's entry count
+  kUopIdx,   // log2(uop entries)
+  kUopEnd,   // log2(uop entries) + 1
+  kAccIdx,   // log2(acc entries)
+  kSrcIdx,   // max(log2(inp entries), log2(acc entries))
+  kWgtIdx,   // log2(wgt entries)
+};
+struct Width {
+  WidthRule rule;
+  int fixed;
+};
+
+enum class FieldKind : uint8_t { kUnsigned, kSigned, kFlag, kEnum, kDramAddr };
+
+inline constexpr uint8_t kFmtM = 1 << 0, kFmtG = 1 << 1, kFmtA = 1 << 2, kFmtF = 1 << 3;
+inline constexpr uint8_t kFmtGA = kFmtG | kFmtA, kFmtAll = kFmtM | kFmtG | kFmtA | kFmtF;
+
+struct FieldInfo {
+  FieldId id;
+  std::string_view name;  // assembly name
+  Width width;
+  uint8_t formats;        // kFmt* mask
+  FieldKind kind;
+  std::string_view summary;
+  bool InFormat(Format f) const { return formats & (1u << static_cast<int>(f)); }
+};
+struct UopFieldInfo {
+  UopFieldId id;
+  std::string_view name;
+  Width width;
+  std::string_view summary;
+};
+struct OpcodeInfo {
+  Opcode op;
+  Format format;
+  std::string_view name;
+  std::string_view summary;
+};
+struct MemInfo {
+  MemType mem;
+  std::string_view name;
+  bool loadable, storable;
+  Module load_module;
+  std::string_view summary;
+};
+struct AluOpInfo {
+  AluOp op;
+  std::string_view name;
+  AluOperand operand;
+  std::string_view semantics;
+};
+
+namespace isa_detail {
+inline constexpr Width W(int n) { return Width{WidthRule::kFixed, n}; }
+inline constexpr Width SramIdx{WidthRule::kSramIdx, 0}, UopIdx{WidthRule::kUopIdx, 0},
+    UopEnd{WidthRule::kUopEnd, 0}, AccIdx{WidthRule::kAccIdx, 0}, SrcIdx{WidthRule::kSrcIdx, 0},
+    WgtIdx{WidthRule::kWgtIdx, 0};
+}  // namespace isa_detail
+
+inline constexpr std::array<FieldInfo, kNumFields> kFields = {{
+#define TSR_FIELD(id, name, width, fmts, kind, summary)                                            \
+  {FieldId::id, name, isa_detail::width, fmts, FieldKind::kind, summary},
+#include "isa/isa.def"
+}};
+inline constexpr std::array<UopFieldInfo, kNumUopFields> kUopFields = {{
+#define TSR_UOP_FIELD(id, name, width, summary) {UopFieldId::id, name, isa_detail::width, summary},
+#include "isa/isa.def"
+}};
+inline constexpr OpcodeInfo kOpcodes[] = {
+#define TSR_OPCODE(id, value, fmt, name, summary) {Opcode::id, Format::fmt, name, summary},
+#include "isa/isa.def"
+};
+inline constexpr MemInfo kMemTypes[] = {
+#define TSR_MEM(id, value, name, ld, st, mod, summary) {MemType::id, name, ld, st, Module::mod, summary},
+#include "isa/isa.def"
+};
+inline constexpr AluOpInfo kAluOps[] = {
+#define TSR_ALU_OP(id, value, name, operand, sem) {AluOp::id, name, AluOperand::operand, sem},
+#include "isa/isa.def"
+};
+
+// Lookups; nullptr / nullopt when the value or name is not in the table.
+const OpcodeInfo* FindOpcode(int64_t value);
+const OpcodeInfo* FindOpcode(std::string_view name);
+const MemInfo* FindMemType(int64_t value);
+const MemInfo* FindMemType(std::string_view name);
+const AluOpInfo* FindAluOp(int64_t value);
+const AluOpInfo* FindAluOp(std::string_view name);
+const FieldInfo* FindField(std::string_view name);
+const UopFieldInfo* FindUopField(std::string_view name);
+const char* ModuleName(Module m);
+const char* FormatName(Format f);
+
+// A decoded instruction: every field of every format, as plain integers
+// (signed fields sign-extended). Fields outside the opcode's format are 0.
+struct Instruction {
+#define TSR_FIELD(id, ...) int64_t id = 0;
+#include "isa/isa.def"
+
+  Opcode op() const { return static_cast<Opcode>(opcode); }
+  MemType mem_type() const { return static_cast<MemType>(mem); }
+  AluOp alu() const { return static_cast<AluOp>(alu_op); }
+  int64_t& Field(FieldId f);
+  int64_t Field(FieldId f) const;
+  bool operator==(const Instruction& o) const;
+  bool operator!=(const Instruction& o) const { return !(*this == o); }
+};
+
+struct Uop {
+#define TSR_UOP_FIELD(id, ...) int64_t id = 0;
+#include "isa/isa.def"
+  int64_t& Field(UopFieldId f);
+  int64_t Field(UopFieldId f) const;
+  bool operator==(const Uop& o) const { return dst == o.dst && src == o.src && wgt == o.wgt; }
+};
+
+// Which format an opcode uses, and which module executes an instruction.
+Format FormatOf(Opcode op);
+Module ModuleOf(const Instruction& insn);
+
+// 128-bit instruction word; serialized little-endian (lo first).
+struct Word128 {
+  uint64_t lo = 0, hi = 0;
+  uint64_t Get(int lsb, int width) const;
+  void Set(int lsb, int width, uint64_t value);
+  bool operator==(const Word128& o) const { return lo == o.lo && hi == o.hi; }
+};
+inline constexpr int kInsnBytes = 16;
+inline constexpr int kInsnBits = 128;
+inline constexpr int kUopBytes = 4;
+inline constexpr int kUopBits = 32;
+
+}  // namespace tessera

@@ -1,0 +1,20 @@
+// The `tessera` command line: one binary, one file per subcommand. Each
+// Add*Command registers a CLI11 subcommand whose callback stores its exit code
+// in `exit_code`. Errors print "tessera: error: <message>" and exit 1.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include "isa/base/status.h"
+
+namespace tessera::cli {
+
+// Prints the error to stderr and returns the exit code to use (1).
+int Fail(const Status& status);
+
+void AddConfigCommand(CLI::App& app, int& exit_code);
+void AddIsaCommand(CLI::App& app, int& exit_code);
+void AddAsmCommands(CLI::App& app, int& exit_code);
+void AddExecCommand(CLI::App& app, int& exit_code);
+
+}  // namespace tessera::cli

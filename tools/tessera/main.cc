@@ -1,0 +1,23 @@
+// Entry point of the `tessera` command line tool.
+#include <cstdio>
+
+#include "tools/tessera/cli.h"
+
+namespace tessera::cli {
+
+int Fail(const Status& status) {
+  std::fprintf(stderr, "tessera: error: %s\n", status.message().c_str());
+  return 1;
+}
+
+}  // namespace tessera::cli
+
+int main(int argc, char** argv) {
+  CLI::App app{"tessera: hardware/software co-design stack for a VTA-like tensor accelerator"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Show help for every subcommand");
+  int exit_code = 0;
+  tessera::cli::AddConfigCommand(app, exit_code);
+  CLI11_PARSE(app, argc, argv);
+  return exit_code;
+}
