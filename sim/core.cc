@@ -1,0 +1,254 @@
+#include "sim/core.h"
+
+#include <cstring>
+
+#include "isa/alu.h"
+#include "isa/asm.h"
+#include "sim/dram.h"
+#include "sim/gemm_kernel.h"
+
+namespace tessera {
+namespace {
+
+int64_t SignExtend(uint64_t v, int bits) { return alu::Wrap(static_cast<int64_t>(v), bits); }
+
+uint64_t ReadLe(const uint8_t* p, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
+  return v;
+}
+
+void WriteLe(uint8_t* p, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+
+}  // namespace
+
+Scratchpads::Scratchpads(const HwConfig& c)
+    : k_even(c.block_in + (c.block_in & 1)),
+      inp_stride(c.batch * k_even),
+      wgt_stride(k_even * c.block_out),
+      acc_stride(c.batch * c.block_out),
+      inp(static_cast<size_t>(c.inp_entries) * inp_stride),
+      wgt(static_cast<size_t>(c.wgt_entries) * wgt_stride),
+      acc(static_cast<size_t>(c.acc_entries) * acc_stride),
+      uop(static_cast<size_t>(c.uop_entries)) {}
+
+Core::Core(const HwConfig& cfg, Dram* dram) : cfg_(cfg), dram_(dram), sp_(cfg) {}
+
+Status Core::Error(int64_t index, const Instruction& in, const std::string& msg) const {
+  return OutOfRangeError("instruction {} ({}): {}", index, FormatInstruction(cfg_, in), msg);
+}
+
+int64_t Core::SramRows(const Instruction& in) const {
+  const int64_t rows = in.y_pad0 + in.y_size + in.y_pad1, cols = in.x_pad0 + in.x_size + in.x_pad1;
+  return in.op() == Opcode::kLoad ? rows * cols : in.y_size * in.x_size;
+}
+
+Core::DramSpan Core::MemSpan(const Instruction& in) const {
+  const uint64_t eb = cfg_.ElementBytes(in.mem_type());
+  DramSpan s;
+  uint64_t rows = in.y_size, cols = in.x_size;
+  if (in.op() == Opcode::kStore) rows += in.y_pad0 + in.y_pad1, cols += in.x_pad0 + in.x_pad1;
+  if (rows == 0 || cols == 0) return s;
+  s.first_byte = static_cast<uint64_t>(in.dram) * eb;
+  s.end_byte = s.first_byte + ((rows - 1) * static_cast<uint64_t>(in.x_stride) + cols) * eb;
+  return s;
+}
+
+Status Core::CheckMem(const Instruction& in, int64_t index) const {
+  const int64_t entries = cfg_.Entries(in.mem_type());
+  const int64_t n = SramRows(in);
+  if (in.sram + n > entries)
+    return Error(index, in, fmt::format("scratchpad range [{}, {}) is outside the {} scratchpad ({} entries)", in.sram,
+                                        in.sram + n, FindMemType(in.mem)->name, entries));
+  DramSpan s = MemSpan(in);
+  if (s.end_byte > s.first_byte && !dram_->InBounds(s.first_byte, s.end_byte - s.first_byte))
+    return Error(index, in, fmt::format("DRAM range [0x{:x}, 0x{:x}) is outside DRAM ({} bytes)", s.first_byte,
+                                        s.end_byte, dram_->size()));
+  return OkStatus();
+}
+
+// Converts `count` consecutive DRAM elements of memory type m into scratchpad
+// entries starting at `entry`.
+void Core::UnpackRow(MemType m, const uint8_t* src, int64_t entry, int64_t count) {
+  const int B = cfg_.batch, K = cfg_.block_in, O = cfg_.block_out;
+  for (int64_t e = 0; e < count; ++e) {
+    const int64_t idx = entry + e;
+    switch (m) {
+      case MemType::kUop: sp_.uop[idx] = static_cast<uint32_t>(ReadLe(src, 4)); src += 4; break;
+      case MemType::kInp: {
+        const int eb = cfg_.inp_bits / 8;
+        int16_t* dst = &sp_.inp[idx * sp_.inp_stride];
+        for (int b = 0; b < B; ++b)
+          for (int k = 0; k < K; ++k, src += eb) dst[b * sp_.k_even + k] = static_cast<int16_t>(SignExtend(ReadLe(src, eb), cfg_.inp_bits));
+        break;
+      }
+      case MemType::kWgt: {
+        const int eb = cfg_.wgt_bits / 8;
+        int16_t* dst = &sp_.wgt[idx * sp_.wgt_stride];
+        for (int o = 0; o < O; ++o)
+          for (int k = 0; k < K; ++k, src += eb)
+            dst[((k / 2) * O + o) * 2 + (k & 1)] = static_cast<int16_t>(SignExtend(ReadLe(src, eb), cfg_.wgt_bits));
+        break;
+      }
+      case MemType::kAcc:
+      case MemType::kAcc8: {
+        const int bits = m == MemType::kAcc ? cfg_.acc_bits : cfg_.out_bits;
+        const int eb = bits / 8;
+        int32_t* dst = &sp_.acc[idx * sp_.acc_stride];
+        for (int i = 0; i < B * O; ++i, src += eb) dst[i] = static_cast<int32_t>(SignExtend(ReadLe(src, eb), bits));
+        break;
+      }
+      case MemType::kOut: TSR_UNREACHABLE("OUT is not loadable");
+    }
+  }
+}
+
+void Core::FillPad(MemType m, int64_t entry, int64_t count, int64_t value) {
+  for (int64_t e = entry; e < entry + count; ++e) {
+    switch (m) {
+      case MemType::kInp:
+        for (int b = 0; b < cfg_.batch; ++b)
+          for (int k = 0; k < cfg_.block_in; ++k) sp_.inp[e * sp_.inp_stride + b * sp_.k_even + k] = static_cast<int16_t>(value);
+        break;
+      case MemType::kWgt:
+        for (int k = 0; k < cfg_.block_in; ++k)
+          for (int o = 0; o < cfg_.block_out; ++o)
+            sp_.wgt[e * sp_.wgt_stride + ((k / 2) * cfg_.block_out + o) * 2 + (k & 1)] = static_cast<int16_t>(value);
+        break;
+      case MemType::kAcc:
+      case MemType::kAcc8:
+        std::fill_n(&sp_.acc[e * sp_.acc_stride], sp_.acc_stride, static_cast<int32_t>(value));
+        break;
+      default: TSR_UNREACHABLE("padding of memory type {}", static_cast<int>(m));
+    }
+  }
+}
+
+Status Core::Load(const Instruction& in, int64_t index) {
+  TSR_RETURN_IF_ERROR(CheckMem(in, index));
+  const MemType m = in.mem_type();
+  const int64_t eb = cfg_.ElementBytes(m);
+  const int64_t cols = in.x_pad0 + in.x_size + in.x_pad1;
+  const int64_t rows = in.y_pad0 + in.y_size + in.y_pad1;
+  row_buf_.resize(static_cast<size_t>(in.x_size * eb));
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t base = in.sram + r * cols;
+    if (r < in.y_pad0 || r >= in.y_pad0 + in.y_size) {
+      FillPad(m, base, cols, in.pad_value);
+      continue;
+    }
+    if (in.x_pad0) FillPad(m, base, in.x_pad0, in.pad_value);
+    if (in.x_size) {
+      const uint64_t addr = (static_cast<uint64_t>(in.dram) + static_cast<uint64_t>(r - in.y_pad0) * in.x_stride) * eb;
+      dram_->ReadUnchecked(addr, row_buf_.data(), row_buf_.size());
+      UnpackRow(m, row_buf_.data(), base + in.x_pad0, in.x_size);
+    }
+    if (in.x_pad1) FillPad(m, base + in.x_pad0 + in.x_size, in.x_pad1, in.pad_value);
+  }
+  stats_.dram_read_bytes[in.mem] += in.y_size * in.x_size * eb;
+  if (m == MemType::kUop) stats_.uop_loads += in.y_size * in.x_size;
+  return OkStatus();
+}
+
+Status Core::Store(const Instruction& in, int64_t index) {
+  TSR_RETURN_IF_ERROR(CheckMem(in, index));
+  const int eb_lane = cfg_.out_bits / 8;
+  const int64_t eb = cfg_.out_tile_bytes;
+  const int64_t rows = in.y_pad0 + in.y_size + in.y_pad1, cols = in.x_pad0 + in.x_size + in.x_pad1;
+  row_buf_.resize(static_cast<size_t>(cols * eb));
+  const int lanes = sp_.acc_stride;
+  for (int64_t r = 0; r < rows; ++r) {
+    const bool pad_row = r < in.y_pad0 || r >= in.y_pad0 + in.y_size;
+    for (int64_t c = 0; c < cols; ++c) {
+      uint8_t* dst = &row_buf_[c * eb];
+      if (pad_row || c < in.x_pad0 || c >= in.x_pad0 + in.x_size) {
+        for (int i = 0; i < lanes; ++i) WriteLe(dst + i * eb_lane, static_cast<uint64_t>(in.pad_value), eb_lane);
+        continue;
+      }
+      const int64_t entry = in.sram + (r - in.y_pad0) * in.x_size + (c - in.x_pad0);
+      const int32_t* acc = &sp_.acc[entry * lanes];
+      for (int i = 0; i < lanes; ++i) WriteLe(dst + i * eb_lane, static_cast<uint64_t>(acc[i]), eb_lane);
+    }
+    const uint64_t addr = (static_cast<uint64_t>(in.dram) + static_cast<uint64_t>(r) * in.x_stride) * eb;
+    dram_->WriteUnchecked(addr, row_buf_.data(), row_buf_.size());
+  }
+  stats_.dram_write_bytes += rows * cols * eb;
+  return OkStatus();
+}
+
+Status Core::Gemm(const Instruction& in, int64_t index) {
+  const int B = cfg_.batch, O = cfg_.block_out;
+  int32_t* acc = sp_.acc.data();
+  const int16_t* inp = sp_.inp.data();
+  const int16_t* wgt = sp_.wgt.data();
+  const int lanes = sp_.acc_stride;
+  const bool wrap16 = cfg_.acc_bits < 32;
+  int64_t iters = 0;
+  Status s;
+  if (in.reset) {
+    s = ForEachIteration(in, index, [&](const LoopIndex& ix) {
+      std::fill_n(acc + ix.dst * lanes, lanes, 0);
+      ++iters;
+    });
+  } else {
+    s = ForEachIteration(in, index, [&](const LoopIndex& ix) {
+      int32_t* a = acc + ix.dst * lanes;
+      GemmStep(inp + ix.src * sp_.inp_stride, wgt + ix.wgt * sp_.wgt_stride, a, B, sp_.k_even, O);
+      if (wrap16)
+        for (int i = 0; i < lanes; ++i) a[i] = static_cast<int32_t>(alu::Wrap(a[i], cfg_.acc_bits));
+      ++iters;
+    });
+    stats_.macs += iters * cfg_.macs_per_cycle;
+  }
+  stats_.gemm_iterations += iters;
+  return s;
+}
+
+Status Core::Alu(const Instruction& in, int64_t index) {
+  int32_t* acc = sp_.acc.data();
+  const int lanes = sp_.acc_stride;
+  const int bits = cfg_.acc_bits;
+  const AluOp op = in.alu();
+  int64_t iters = 0;
+  Status s = ForEachIteration(in, index, [&](const LoopIndex& ix) {
+    int32_t* d = acc + ix.dst * lanes;
+    ++iters;
+    if (in.reset) {
+      std::fill_n(d, lanes, 0);
+      return;
+    }
+    const int32_t* src = acc + ix.src * lanes;
+    for (int i = 0; i < lanes; ++i) {
+      const int64_t b = in.use_imm ? in.imm : src[i];
+      d[i] = static_cast<int32_t>(alu::Apply(op, d[i], b, in.imm, bits));
+    }
+  });
+  stats_.alu_iterations += iters;
+  return s;
+}
+
+Status Core::Execute(const Instruction& in, int64_t index) {
+  stats_.insns[in.opcode] += 1;
+  switch (in.op()) {
+    case Opcode::kLoad: return Load(in, index);
+    case Opcode::kStore: return Store(in, index);
+    case Opcode::kGemm: return Gemm(in, index);
+    case Opcode::kAlu: return Alu(in, index);
+    case Opcode::kFinish: return OkStatus();
+  }
+  TSR_UNREACHABLE("opcode {} not validated", in.opcode);
+}
+
+int64_t Core::AccLane(int64_t entry, int b, int o) const {
+  return sp_.acc[entry * sp_.acc_stride + b * cfg_.block_out + o];
+}
+int64_t Core::InpLane(int64_t entry, int b, int k) const {
+  return sp_.inp[entry * sp_.inp_stride + b * sp_.k_even + k];
+}
+int64_t Core::WgtLane(int64_t entry, int o, int k) const {
+  return sp_.wgt[entry * sp_.wgt_stride + ((k / 2) * cfg_.block_out + o) * 2 + (k & 1)];
+}
+
+}  // namespace tessera

@@ -1,0 +1,20 @@
+// Placing a Program into DRAM and checking its expectations afterwards.
+#pragma once
+
+#include "isa/base/status.h"
+#include "isa/program.h"
+
+namespace tessera {
+
+struct HwConfig;
+class Dram;
+
+// Writes the encoded instruction stream at prog.text_addr and every data/uop
+// segment at its address (expectations are not written).
+Status LoadProgram(const HwConfig& cfg, const Program& prog, Dram* dram);
+
+// Compares every .expect segment with DRAM. The error lists the first
+// mismatches (segment, element index, address, expected, actual).
+Status CheckExpectations(const Program& prog, const Dram& dram, int* checked_segments = nullptr);
+
+}  // namespace tessera
