@@ -179,7 +179,7 @@ class Assembler {
   }
 
   // .data NAME ADDR TYPE | .expect NAME ADDR TYPE | .uops NAME ADDR |
-  // .random NAME ADDR TYPE COUNT SEED [LO HI]
+  // .random NAME ADDR TYPE count=N seed=S [min=LO] [max=HI]
   Status SegmentHeader(TokenStream& ts, const Token& d, int lineno) {
     auto st = std::make_unique<SegStmt>();
     Segment& s = st->seg;
@@ -204,27 +204,33 @@ class Assembler {
     if (s.kind != Segment::Kind::kUops && s.addr % ElemBytes(s.type) != 0)
       return ts.Error(addr_col, fmt::format("address 0x{:x} is not aligned to {} elements", s.addr, ElemTypeName(s.type)));
     if (d.text == "random") {
-      int cnt_col = ts.Peek().col;
-      TSR_ASSIGN_OR_RETURN(int64_t count, EvalNow(ts));
-      if (count < 0 || count > (int64_t{1} << 28)) return ts.Error(cnt_col, fmt::format("bad element count {}", count));
-      TSR_ASSIGN_OR_RETURN(int64_t seed, EvalNow(ts));
-      int64_t lo = 0, hi = 0;
+      // Named arguments: count=E seed=E [min=E] [max=E]
+      int64_t count = -1, seed = 0, lo = 0, hi = 0;
       TypeRange(s.type, &lo, &hi);
-      if (!ts.AtEnd()) {
-        int lo_col = ts.Peek().col;
-        TSR_ASSIGN_OR_RETURN(lo, EvalNow(ts));
-        TSR_ASSIGN_OR_RETURN(hi, EvalNow(ts));
-        int64_t tlo = 0, thi = 0;
-        TypeRange(s.type, &tlo, &thi);
-        if (lo > hi || lo < tlo || hi > thi)
-          return ts.Error(lo_col, fmt::format("random range [{}, {}] is empty or outside {}", lo, hi, ElemTypeName(s.type)));
+      int64_t tlo = lo, thi = hi;
+      bool have_seed = false;
+      int range_col = 0;
+      while (!ts.AtEnd()) {
+        int col = ts.Peek().col;
+        TSR_ASSIGN_OR_RETURN(std::string key, ts.Ident("count=, seed=, min= or max="));
+        TSR_RETURN_IF_ERROR(ts.Expect("="));
+        TSR_ASSIGN_OR_RETURN(int64_t v, EvalNow(ts));
+        if (key == "count") count = v;
+        else if (key == "seed") seed = v, have_seed = true;
+        else if (key == "min") lo = v, range_col = range_col ? range_col : col;
+        else if (key == "max") hi = v, range_col = range_col ? range_col : col;
+        else return ts.Error(col, fmt::format("unknown .random argument '{}'; expected count seed min max", key));
       }
+      if (count < 0 || count > (int64_t{1} << 28))
+        return ts.Error(d.col, fmt::format(".random needs count= in [0, 2^28], got {}", count));
+      if (!have_seed) return ts.Error(d.col, ".random needs seed=");
+      if (lo > hi || lo < tlo || hi > thi)
+        return ts.Error(range_col, fmt::format("random range [{}, {}] is empty or outside {}", lo, hi, ElemTypeName(s.type)));
       uint64_t state = static_cast<uint64_t>(seed);
       const uint64_t span = static_cast<uint64_t>(hi - lo) + 1;
       for (int64_t i = 0; i < count; ++i)
         AppendLe(s.bytes, static_cast<uint64_t>(lo + static_cast<int64_t>(SplitMix64(state) % span)), ElemBytes(s.type));
       st->random = true;
-      if (!ts.AtEnd()) return ts.Error(ts.Peek().col, fmt::format("unexpected '{}' after .random", ts.Peek().text));
       TSR_RETURN_IF_ERROR(DefineSegmentSymbols(ts, name_col, s, static_cast<size_t>(count)));
       segs_.push_back(std::move(st));
       return OkStatus();

@@ -1,0 +1,22 @@
+// Random generators for tests and fuzzers: legal instructions (every field in
+// range for a config) and random program objects. Deterministic per seed.
+#pragma once
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "isa/config.h"
+#include "isa/program.h"
+
+namespace tessera::testing {
+
+// The bundled config files, for tests that run over every config.
+std::vector<std::string> BundledConfigPaths();
+HwConfig LoadConfigOrDie(const std::string& path);
+
+Instruction RandomLegalInstruction(const HwConfig& cfg, std::mt19937_64& rng);
+// Random instructions plus random data/uop/expect segments placed without overlap.
+Program RandomProgramObject(const HwConfig& cfg, std::mt19937_64& rng, int n_insns);
+
+}  // namespace tessera::testing
