@@ -32,14 +32,17 @@ struct InsnStmt {
   std::vector<FieldAssign> fields;
   std::string where;
   int line, col;
+  Symbols locals;  // .for variables in scope
 };
 struct ValueExpr {
   std::unique_ptr<Expr> expr;
   std::string where;
+  Symbols locals;
 };
 struct UopStmt {
   std::array<std::unique_ptr<Expr>, kNumUopFields> fields;
   std::string where;
+  Symbols locals;
 };
 struct SegStmt {
   Segment seg;                     // kind, name, addr, type; bytes filled in pass 2
@@ -110,19 +113,61 @@ class Assembler {
 
   StatusOr<Program> Run(const std::string& text) {
     std::istringstream in(text);
-    std::string line;
-    int lineno = 0;
-    while (std::getline(in, line)) {
-      ++lineno;
-      std::string where = fmt::format("{}:{}", file_, lineno);
-      TSR_ASSIGN_OR_RETURN(std::vector<Token> toks, asm_internal::Tokenize(line, where));
-      TokenStream ts(std::move(toks), where);
-      if (ts.AtEnd()) continue;
-      TSR_RETURN_IF_ERROR(Line(ts, lineno));
-    }
+    for (std::string line; std::getline(in, line);) lines_.push_back(line);
+    TSR_RETURN_IF_ERROR(ProcessRange(0, lines_.size()));
     if (open_ != nullptr)
       return InvalidArgumentError("{}:{}: segment '{}' is not closed by .end", file_, open_line_, open_->seg.name);
     return Finish();
+  }
+
+ private:
+  // Processes lines [begin, end); `.for NAME, START, END` ... `.endfor`
+  // repeats its body with NAME bound to START .. END-1.
+  Status ProcessRange(size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      const int lineno = static_cast<int>(i) + 1;
+      std::string where = fmt::format("{}:{}", file_, lineno);
+      TSR_ASSIGN_OR_RETURN(std::vector<Token> toks, asm_internal::Tokenize(lines_[i], where));
+      TokenStream ts(std::move(toks), where);
+      if (ts.AtEnd()) continue;
+      const Token& first = ts.Peek();
+      if (first.kind == Token::Kind::kDirective && first.text == "endfor")
+        return ts.Error(first.col, ".endfor without .for");
+      if (first.kind != Token::Kind::kDirective || first.text != "for") {
+        TSR_RETURN_IF_ERROR(Line(ts, lineno));
+        continue;
+      }
+      ts.Next();
+      int name_col = ts.Peek().col;
+      TSR_ASSIGN_OR_RETURN(std::string var, ts.Ident("a loop variable name"));
+      if (locals_.count(var) || syms_.count(var))
+        return ts.Error(name_col, fmt::format("loop variable '{}' shadows an existing symbol", var));
+      TSR_RETURN_IF_ERROR(ts.Expect(","));
+      TSR_ASSIGN_OR_RETURN(int64_t lo, EvalNow(ts));
+      TSR_RETURN_IF_ERROR(ts.Expect(","));
+      TSR_ASSIGN_OR_RETURN(int64_t hi, EvalNow(ts));
+      if (!ts.AtEnd()) return ts.Error(ts.Peek().col, fmt::format("unexpected '{}' after .for", ts.Peek().text));
+      if (hi - lo > (int64_t{1} << 20)) return ts.Error(first.col, fmt::format(".for range of {} iterations is too large", hi - lo));
+      TSR_ASSIGN_OR_RETURN(size_t close, MatchingEndfor(i, end));
+      for (int64_t v = lo; v < hi; ++v) {
+        locals_[var] = v;
+        TSR_RETURN_IF_ERROR(ProcessRange(i + 1, close));
+      }
+      locals_.erase(var);
+      i = close;
+    }
+    return OkStatus();
+  }
+
+  StatusOr<size_t> MatchingEndfor(size_t open, size_t end) {
+    int depth = 0;
+    for (size_t i = open + 1; i < end; ++i) {
+      auto toks = asm_internal::Tokenize(lines_[i], "");
+      if (!toks.ok() || toks->empty() || (*toks)[0].kind != Token::Kind::kDirective) continue;
+      if ((*toks)[0].text == "for") ++depth;
+      if ((*toks)[0].text == "endfor" && depth-- == 0) return i;
+    }
+    return InvalidArgumentError("{}:{}: .for is not closed by .endfor", file_, open + 1);
   }
 
  private:
@@ -133,7 +178,7 @@ class Assembler {
 
   StatusOr<int64_t> EvalNow(TokenStream& ts) {
     TSR_ASSIGN_OR_RETURN(std::unique_ptr<Expr> e, ts.ParseExpr());
-    return Eval(*e, syms_, ts.where());
+    return Eval(*e, syms_, locals_, ts.where());
   }
 
   Status Line(TokenStream& ts, int lineno) {
@@ -165,14 +210,13 @@ class Assembler {
     } else if (d.text == "data" || d.text == "expect" || d.text == "uops" || d.text == "random") {
       return SegmentHeader(ts, d, lineno);
     } else {
-      return ts.Error(d.col, fmt::format("unknown directive '.{}'; expected one of .text .equ .data .uops .random .expect .end", d.text));
+      return ts.Error(d.col, fmt::format("unknown directive '.{}'; expected one of .text .equ .data .uops .random .expect .end .for .endfor", d.text));
     }
     if (!ts.AtEnd()) return ts.Error(ts.Peek().col, fmt::format("unexpected '{}' after .{}", ts.Peek().text, d.text));
     return OkStatus();
   }
 
   Status DefineSegmentSymbols(const TokenStream& ts, int col, const Segment& s, size_t count) {
-    if (s.kind == Segment::Kind::kExpect) return OkStatus();  // expectations define no symbols
     const int eb = ElemBytes(s.type);
     TSR_RETURN_IF_ERROR(Define(ts, col, s.name + ".count", static_cast<int64_t>(count)));
     return Define(ts, col, s.name + ".end", static_cast<int64_t>(s.addr + count * eb));
@@ -231,12 +275,13 @@ class Assembler {
       for (int64_t i = 0; i < count; ++i)
         AppendLe(s.bytes, static_cast<uint64_t>(lo + static_cast<int64_t>(SplitMix64(state) % span)), ElemBytes(s.type));
       st->random = true;
+      TSR_RETURN_IF_ERROR(Define(ts, name_col, s.name, static_cast<int64_t>(s.addr)));
       TSR_RETURN_IF_ERROR(DefineSegmentSymbols(ts, name_col, s, static_cast<size_t>(count)));
       segs_.push_back(std::move(st));
       return OkStatus();
     }
     if (!ts.AtEnd()) return ts.Error(ts.Peek().col, fmt::format("unexpected '{}' after .{} header", ts.Peek().text, d.text));
-    TSR_RETURN_IF_ERROR(Define(ts, name_col, s.name, static_cast<int64_t>(s.addr)).WithContext(""));
+    TSR_RETURN_IF_ERROR(Define(ts, name_col, s.name, static_cast<int64_t>(s.addr)));
     open_ = st.get();
     open_line_ = lineno;
     segs_.push_back(std::move(st));
@@ -246,7 +291,7 @@ class Assembler {
   Status ValueLine(TokenStream& ts) {
     for (;;) {
       TSR_ASSIGN_OR_RETURN(std::unique_ptr<Expr> e, ts.ParseExpr());
-      open_->values.push_back({std::move(e), ts.where()});
+      open_->values.push_back({std::move(e), ts.where(), locals_});
       if (ts.AtEnd()) return OkStatus();
       TSR_RETURN_IF_ERROR(ts.Expect(","));
       if (ts.AtEnd()) return OkStatus();  // trailing comma
@@ -256,6 +301,7 @@ class Assembler {
   Status UopLine(TokenStream& ts) {
     UopStmt u;
     u.where = ts.where();
+    u.locals = locals_;
     while (!ts.AtEnd()) {
       int col = ts.Peek().col;
       TSR_ASSIGN_OR_RETURN(std::string name, ts.Ident("a uop field (dst src wgt)"));
@@ -276,7 +322,7 @@ class Assembler {
     const OpcodeInfo* op = FindOpcode(Upper(m.text));
     if (op == nullptr)
       return ts.Error(m.col, fmt::format("unknown mnemonic '{}'; expected LOAD STORE GEMM ALU FINISH or a directive", m.text));
-    InsnStmt st{op, {}, ts.where(), lineno, m.col};
+    InsnStmt st{op, {}, ts.where(), lineno, m.col, locals_};
     while (!ts.AtEnd()) {
       int col = ts.Peek().col;
       TSR_ASSIGN_OR_RETURN(std::string name, ts.Ident("a field name"));
@@ -323,7 +369,7 @@ class Assembler {
           return err(fa.col, fmt::format("field '{}' takes a number", fa.field->name));
         }
       } else if (fa.expr) {
-        TSR_ASSIGN_OR_RETURN(v, Eval(*fa.expr, syms_, st.where));
+        TSR_ASSIGN_OR_RETURN(v, Eval(*fa.expr, syms_, st.locals, st.where));
       }
       if (fa.field->kind == FieldKind::kDramAddr) dram = &fa;
       in.Field(fa.field->id) = v;
@@ -350,7 +396,7 @@ class Assembler {
         Uop uop;
         for (int f = 0; f < kNumUopFields; ++f) {
           if (!u.fields[f]) continue;
-          TSR_ASSIGN_OR_RETURN(uop.Field(static_cast<UopFieldId>(f)), Eval(*u.fields[f], syms_, u.where));
+          TSR_ASSIGN_OR_RETURN(uop.Field(static_cast<UopFieldId>(f)), Eval(*u.fields[f], syms_, u.locals, u.where));
         }
         auto word = EncodeUop(cfg_, uop);
         if (!word.ok()) return word.status().WithContext(u.where);
@@ -361,7 +407,7 @@ class Assembler {
     int64_t lo = 0, hi = 0;
     TypeRange(s.type, &lo, &hi);
     for (const ValueExpr& ve : st.values) {
-      TSR_ASSIGN_OR_RETURN(int64_t v, Eval(*ve.expr, syms_, ve.where));
+      TSR_ASSIGN_OR_RETURN(int64_t v, Eval(*ve.expr, syms_, ve.locals, ve.where));
       if (v < lo || v > hi)
         return InvalidArgumentError("{}:{}: value {} does not fit {} [{}, {}]", ve.where, ve.expr->col, v,
                                     ElemTypeName(s.type), lo, hi);
@@ -390,6 +436,8 @@ class Assembler {
   const HwConfig& cfg_;
   std::string file_;
   Symbols syms_;
+  Symbols locals_;  // .for variables currently bound
+  std::vector<std::string> lines_;
   uint64_t text_addr_ = 0;
   std::vector<InsnStmt> insns_;
   std::vector<std::unique_ptr<SegStmt>> segs_;

@@ -1,5 +1,6 @@
 #include "isa/asm_expr.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace tessera::asm_internal {
@@ -52,10 +53,12 @@ StatusOr<std::vector<Token>> Tokenize(const std::string& line, const std::string
       t.text = line.substr(i, j - i);
       i = j;
     } else {
-      static const char* kTwo[] = {"<<", ">>"};
-      static const std::string kOne = "=,()+-*/%~&|:";
+      static const char* kTwo[] = {"<<", ">>", "==", "!=", "<=", ">="};
+      static const std::string kOne = "=,()+-*/%~&|:<>";
       t.kind = Token::Kind::kPunct;
-      if (i + 1 < n && (line.compare(i, 2, kTwo[0]) == 0 || line.compare(i, 2, kTwo[1]) == 0)) {
+      bool two = false;
+      for (const char* op : kTwo) two = two || (i + 1 < n && line.compare(i, 2, op) == 0);
+      if (two) {
         t.text = line.substr(i, 2);
         i += 2;
       } else if (kOne.find(c) != std::string::npos) {
@@ -99,7 +102,7 @@ StatusOr<std::unique_ptr<Expr>> TokenStream::ParseExpr() { return Binary(0); }
 
 StatusOr<std::unique_ptr<Expr>> TokenStream::Binary(int level) {
   static const std::vector<std::vector<const char*>> kLevels = {
-      {"|"}, {"&"}, {"<<", ">>"}, {"+", "-"}, {"*", "/", "%"}};
+      {"|"}, {"&"}, {"==", "!="}, {"<", "<=", ">", ">="}, {"<<", ">>"}, {"+", "-"}, {"*", "/", "%"}};
   if (level == static_cast<int>(kLevels.size())) return Unary();
   TSR_ASSIGN_OR_RETURN(std::unique_ptr<Expr> lhs, Binary(level + 1));
   for (;;) {
@@ -110,7 +113,8 @@ StatusOr<std::unique_ptr<Expr>> TokenStream::Binary(int level) {
     int col = Next().col;
     TSR_ASSIGN_OR_RETURN(std::unique_ptr<Expr> rhs, Binary(level + 1));
     auto e = std::make_unique<Expr>();
-    e->op = std::string(match) == "<<" ? 'L' : std::string(match) == ">>" ? 'R' : match[0];
+    const std::string m = match;
+    e->op = m == "<<" ? 'L' : m == ">>" ? 'R' : m == "==" ? 'E' : m == "!=" ? 'N' : m == "<=" ? 'l' : m == ">=" ? 'g' : m[0];
     e->col = col;
     e->a = std::move(lhs);
     e->b = std::move(rhs);
@@ -141,6 +145,20 @@ StatusOr<std::unique_ptr<Expr>> TokenStream::Unary() {
     e->value = Next().value;
     return e;
   }
+  if (t.kind == Token::Kind::kIdent && IsPunct("(", 1)) {  // builtin: min(a, b) max(a, b) log2(a)
+    const std::string fn = Next().text;
+    const int arity = fn == "log2" ? 1 : (fn == "min" || fn == "max") ? 2 : 0;
+    if (arity == 0) return Error(t.col, fmt::format("unknown function '{}'; expected min, max or log2", fn));
+    Next();
+    e->op = fn == "log2" ? 'G' : fn == "min" ? 'm' : 'M';
+    TSR_ASSIGN_OR_RETURN(e->a, ParseExpr());
+    if (arity == 2) {
+      TSR_RETURN_IF_ERROR(Expect(","));
+      TSR_ASSIGN_OR_RETURN(e->b, ParseExpr());
+    }
+    TSR_RETURN_IF_ERROR(Expect(")"));
+    return e;
+  }
   if (t.kind == Token::Kind::kIdent) {
     e->op = 's';
     e->sym = Next().text;
@@ -150,27 +168,33 @@ StatusOr<std::unique_ptr<Expr>> TokenStream::Unary() {
                                   t.kind == Token::Kind::kEnd ? "end of line" : "'" + t.text + "'"));
 }
 
-StatusOr<int64_t> Eval(const Expr& e, const Symbols& syms, const std::string& where) {
+StatusOr<int64_t> Eval(const Expr& e, const Symbols& syms, const Symbols& locals, const std::string& where) {
   auto err = [&](const std::string& m) { return InvalidArgumentError("{}:{}: {}", where, e.col, m); };
   switch (e.op) {
     case 'n': return e.value;
     case 's': {
+      if (auto local = locals.find(e.sym); local != locals.end()) return local->second;
       auto it = syms.find(e.sym);
       if (it == syms.end()) return err(fmt::format("undefined symbol '{}'", e.sym));
       return it->second;
     }
     case 'u': {
-      TSR_ASSIGN_OR_RETURN(int64_t a, Eval(*e.a, syms, where));
+      TSR_ASSIGN_OR_RETURN(int64_t a, Eval(*e.a, syms, locals, where));
       return -a;
     }
     case '~': {
-      TSR_ASSIGN_OR_RETURN(int64_t a, Eval(*e.a, syms, where));
+      TSR_ASSIGN_OR_RETURN(int64_t a, Eval(*e.a, syms, locals, where));
       return ~a;
+    }
+    case 'G': {
+      TSR_ASSIGN_OR_RETURN(int64_t a, Eval(*e.a, syms, locals, where));
+      if (a <= 0) return err(fmt::format("log2 of {} is undefined", a));
+      return 63 - __builtin_clzll(static_cast<uint64_t>(a));
     }
     default: break;
   }
-  TSR_ASSIGN_OR_RETURN(int64_t a, Eval(*e.a, syms, where));
-  TSR_ASSIGN_OR_RETURN(int64_t b, Eval(*e.b, syms, where));
+  TSR_ASSIGN_OR_RETURN(int64_t a, Eval(*e.a, syms, locals, where));
+  TSR_ASSIGN_OR_RETURN(int64_t b, Eval(*e.b, syms, locals, where));
   switch (e.op) {
     case '+': return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
     case '-': return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
@@ -186,6 +210,14 @@ StatusOr<int64_t> Eval(const Expr& e, const Symbols& syms, const std::string& wh
       return e.op == 'L' ? static_cast<int64_t>(static_cast<uint64_t>(a) << b) : a >> b;
     case '&': return a & b;
     case '|': return a | b;
+    case 'm': return std::min(a, b);
+    case 'M': return std::max(a, b);
+    case 'E': return a == b;
+    case 'N': return a != b;
+    case '<': return a < b;
+    case 'l': return a <= b;
+    case '>': return a > b;
+    case 'g': return a >= b;
   }
   TSR_UNREACHABLE("bad expression operator '{}'", e.op);
 }

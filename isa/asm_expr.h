@@ -47,7 +47,7 @@ class TokenStream {
   Status Error(int col, const std::string& msg) const;
   Status Expect(const char* punct);
   StatusOr<std::string> Ident(const char* what);
-  // expr := or; precedence | & << >> + - * / % unary
+  // expr := or; precedence (low to high) | & (== !=) (< <= > >=) (<< >>) (+ -) (* / %) unary
   StatusOr<std::unique_ptr<Expr>> ParseExpr();
   const std::string& where() const { return where_; }
 
@@ -59,7 +59,8 @@ class TokenStream {
   size_t pos_ = 0;
 };
 
-// Evaluates with the given symbols; errors name the column.
-StatusOr<int64_t> Eval(const Expr& e, const Symbols& syms, const std::string& where);
+// Evaluates with the given symbols (`locals`, e.g. .for variables, shadow
+// `syms`); errors name the column.
+StatusOr<int64_t> Eval(const Expr& e, const Symbols& syms, const Symbols& locals, const std::string& where);
 
 }  // namespace tessera::asm_internal

@@ -51,6 +51,7 @@ FINISH
   EXPECT_EQ(p->insns[0].x_stride, 16);
   EXPECT_EQ(p->insns[0].push_next, 1);
   EXPECT_EQ(p->insns[1].imm, 127);
+  EXPECT_EQ(p->insns[1].iter_out, 1);
   EXPECT_EQ(p->insn_lines, (std::vector<int>{8, 9, 10}));
   ASSERT_EQ(p->segments.size(), 1u);
   EXPECT_EQ(p->segments[0].bytes, (std::vector<uint8_t>{1, 0xfe, 3, 4}));
@@ -80,6 +81,47 @@ FINISH
     EXPECT_LE(a->segments[1].Element(i), 3);
   }
   EXPECT_EQ(Bytes(cfg, *a), Bytes(cfg, *b));  // deterministic
+}
+
+TEST(Assembler, ForLoopsNestAndWorkInsideSegments) {
+  HwConfig cfg = Default();
+  auto p = Assemble(cfg, R"(
+.data ident 0x2000 i8
+.for o, 0, 4
+.for k, 0, 4
+  (o == k) * 100 + (o < k) + o * 4 + k - (k >= 2) * 0 - (o != o)
+.endfor
+.endfor
+.end
+.uops k 0x1000
+.for i, 0, 3
+  dst=i src=2*i
+.endfor
+.end
+.for i, 0, 2
+.for j, 1, 3
+ALU op=add use_imm imm=10*i+j uop_bgn=0 uop_end=1 iter_out=1 iter_in=1
+.endfor
+.endfor
+FINISH
+)",
+                    "t.s");
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  ASSERT_EQ(p->insns.size(), 5u);
+  EXPECT_EQ(p->insns[0].imm, 1);
+  EXPECT_EQ(p->insns[1].imm, 2);
+  EXPECT_EQ(p->insns[2].imm, 11);
+  EXPECT_EQ(p->insns[3].imm, 12);
+  EXPECT_EQ(p->insn_lines[3], 16);  // line of the ALU inside the loop body
+  EXPECT_EQ(p->segments[0].count(), 16u);
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(p->segments[0].Element(i), (i / 4 == i % 4) * 100 + (i / 4 < i % 4) + i);
+  EXPECT_EQ(p->segments[1].count(), 3u);
+  EXPECT_EQ(AsmError(".for i, 0, 2\nFINISH\n"), "t.s:1: .for is not closed by .endfor");
+  EXPECT_EQ(AsmError(".endfor\n"), "t.s:1:1: .endfor without .for");
+  EXPECT_EQ(AsmError(".equ i 3\n.for i, 0, 2\n.endfor\n"), "t.s:2:6: loop variable 'i' shadows an existing symbol");
+  EXPECT_EQ(AsmError(".for i, 0, 2\nLOAD mem=inp y_sz=i\n.endfor\n"),
+            "t.s:2:14: unknown field 'y_sz' for LOAD; expected one of: pop_prev pop_next push_prev push_next mem sram "
+            "dram y_size x_size x_stride y_pad0 y_pad1 x_pad0 x_pad1 pad");
 }
 
 TEST(Assembler, ExamplesRoundTripOnEveryConfig) {
@@ -130,6 +172,8 @@ TEST(AssemblerErrors, FileLineColumnAndWhatWasExpected) {
   EXPECT_EQ(AsmError("LOAD mem=inp y_size=12ab\n"), "t.s:1:21: malformed number '12a'");
   EXPECT_EQ(AsmError("LOAD mem=inp y_size=nope\n"), "t.s:1:21: undefined symbol 'nope'");
   EXPECT_EQ(AsmError("LOAD mem=inp y_size=4/0\n"), "t.s:1:22: division by zero");
+  EXPECT_EQ(AsmError("LOAD mem=inp y_size=sqrt(4)\n"), "t.s:1:21: unknown function 'sqrt'; expected min, max or log2");
+  EXPECT_EQ(AsmError("LOAD mem=inp y_size=log2(0)\n"), "t.s:1:21: log2 of 0 is undefined");
   EXPECT_EQ(AsmError("LOAD mem=bogus\n"), "t.s:1:6: unknown memory type 'bogus'; expected uop wgt inp acc out acc8");
   EXPECT_EQ(AsmError("ALU op=div uop_bgn=0 uop_end=1\n"),
             "t.s:1:5: unknown ALU operation 'div'; expected min max add shr mul mulshr clip mov");
@@ -145,7 +189,7 @@ TEST(AssemblerErrors, FileLineColumnAndWhatWasExpected) {
 
 TEST(AssemblerErrors, Directives) {
   EXPECT_EQ(AsmError(".equ A 1\n.equ A 2\n"), "t.s:2:6: symbol 'A' is already defined");
-  EXPECT_EQ(AsmError(".bogus\n"), "t.s:1:1: unknown directive '.bogus'; expected one of .text .equ .data .uops .random .expect .end");
+  EXPECT_EQ(AsmError(".bogus\n"), "t.s:1:1: unknown directive '.bogus'; expected one of .text .equ .data .uops .random .expect .end .for .endfor");
   EXPECT_EQ(AsmError(".end\n"), "t.s:1:1: .end without an open segment");
   EXPECT_EQ(AsmError(".data a 0x100 i8\n 1\n"), "t.s:1: segment 'a' is not closed by .end");
   EXPECT_EQ(AsmError(".data a 0x100 f32\n.end\n"), "t.s:1:15: unknown element type 'f32'; expected i8 u8 i16 u16 i32 u32");

@@ -17,8 +17,25 @@ namespace {
 
 struct ExecOpts {
   std::string program, config, target = "ref", dram_in, dram_out, stats_json;
+  std::vector<std::string> dump;
   bool no_race_check = false;
 };
+
+// Prints the DRAM contents now at a named segment of the program, as its type.
+Status DumpSegment(const Program& prog, const Dram& dram, const std::string& name) {
+  for (const Segment& s : prog.segments) {
+    if (s.name != name) continue;
+    Segment now = s;
+    TSR_RETURN_IF_ERROR(dram.Read(s.addr, now.bytes.data(), now.bytes.size()));
+    std::printf("%s @ 0x%llx (%zu x %s):\n", name.c_str(), static_cast<unsigned long long>(s.addr), s.count(),
+                ElemTypeName(s.type));
+    for (size_t i = 0; i < now.count(); ++i)
+      std::printf("%s%5lld%s", i % 16 == 0 ? "  " : "", static_cast<long long>(now.Element(i)),
+                  i % 16 == 15 || i + 1 == now.count() ? "\n" : " ");
+    return OkStatus();
+  }
+  return NotFoundError("--dump {}: the program has no segment of that name", name);
+}
 
 Status RunExec(const ExecOpts& o, bool* expectations_failed) {
   TSR_ASSIGN_OR_RETURN(HwConfig cfg, LoadHwConfig(o.config));
@@ -52,6 +69,7 @@ Status RunExec(const ExecOpts& o, bool* expectations_failed) {
   } else if (checked > 0) {
     std::printf("PASS: %d expectation segment(s) match\n", checked);
   }
+  for (const std::string& name : o.dump) TSR_RETURN_IF_ERROR(DumpSegment(prog, dram, name));
   if (!o.dram_out.empty()) TSR_RETURN_IF_ERROR(dram.SaveImage(o.dram_out));
   if (!o.stats_json.empty()) TSR_RETURN_IF_ERROR(WriteFile(o.stats_json, stats.dump(2) + "\n"));
   return OkStatus();
@@ -68,6 +86,7 @@ void AddExecCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--dram-in", o->dram_in, "DRAM image loaded over the program's data before the run");
   cmd->add_option("--dram-out", o->dram_out, "Write the DRAM image after the run");
   cmd->add_option("--stats-json", o->stats_json, "Write statistics as JSON");
+  cmd->add_option("--dump", o->dump, "Print a named data/expect segment's DRAM contents after the run");
   cmd->add_flag("--no-race-check", o->no_race_check, "ref: skip the dependency-token race detector");
   cmd->callback([o, &exit_code] {
     bool failed = false;

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   app.set_help_all_flag("--help-all", "Show help for every subcommand");
   int exit_code = 0;
   tessera::cli::AddConfigCommand(app, exit_code);
+  tessera::cli::AddIsaCommand(app, exit_code);
   tessera::cli::AddAsmCommands(app, exit_code);
   tessera::cli::AddExecCommand(app, exit_code);
   CLI11_PARSE(app, argc, argv);
