@@ -1,0 +1,66 @@
+#include "compiler/exec/gemm.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace tessera::exec {
+namespace {
+
+TEST(Gemm, FloatMatchesNaiveOnAwkwardSizes) {
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (auto [m, n, k] : std::vector<std::tuple<int, int, int>>{
+           {1, 1, 1}, {7, 33, 5}, {8, 32, 256}, {9, 31, 257}, {100, 1030, 300}, {3, 2000, 17}, {97, 5, 600}}) {
+    std::vector<float> a(m * k), b(k * n), c(m * n, 5.f), ref(m * n, 0.f);
+    for (auto& v : a) v = u(rng);
+    for (auto& v : b) v = u(rng);
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        double s = 0;
+        for (int p = 0; p < k; ++p) s += double(a[i * k + p]) * b[p * n + j];
+        ref[i * n + j] = static_cast<float>(s);
+      }
+    Sgemm(m, n, k, a.data(), k, b.data(), n, c.data(), n, false);
+    for (int i = 0; i < m * n; ++i) ASSERT_NEAR(c[i], ref[i], 1e-4 * std::sqrt(k)) << m << "x" << n << "x" << k;
+    Sgemm(m, n, k, a.data(), k, b.data(), n, c.data(), n, true);  // accumulate doubles it
+    for (int i = 0; i < m * n; ++i) ASSERT_NEAR(c[i], 2 * ref[i], 2e-4 * std::sqrt(k));
+  }
+}
+
+TEST(Gemm, LeadingDimensionsAreHonoured) {
+  // 2x2 blocks inside 3x4 storage.
+  std::vector<float> a = {1, 2, 9, 9, 3, 4, 9, 9}, b = {5, 6, 9, 7, 8, 9}, c(6, -1.f);
+  Sgemm(2, 2, 2, a.data(), 4, b.data(), 3, c.data(), 3, false);
+  EXPECT_EQ(c, (std::vector<float>{19, 22, -1, 43, 50, -1}));
+}
+
+TEST(Gemm, IntegerGemmIsExactAtTheExtremes) {
+  // All products at the int8 extreme and K far above the exact float range:
+  // 4608 * 16384 = 75497472 > 2^24, yet the result must be exact.
+  const int m = 9, n = 35, k = 4608;
+  std::vector<float> a(m * k, -128.f), b(k * n, -128.f);
+  std::vector<int32_t> c(m * n);
+  IgemmExact(m, n, k, a.data(), k, b.data(), n, c.data(), n, false);
+  for (int32_t v : c) ASSERT_EQ(v, 128 * 128 * k);
+  // Zero-point shifted operands of magnitude 255 with random signs.
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<int> u(-255, 255);
+  const int k2 = 3001;
+  std::vector<float> a2(m * k2), b2(k2 * n);
+  for (auto& v : a2) v = static_cast<float>(u(rng));
+  for (auto& v : b2) v = static_cast<float>(u(rng));
+  std::vector<int32_t> c2(m * n, 7);
+  IgemmExact(m, n, k2, a2.data(), k2, b2.data(), n, c2.data(), n, true);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      int64_t s = 7;
+      for (int p = 0; p < k2; ++p) s += int64_t(a2[i * k2 + p]) * int64_t(b2[p * n + j]);
+      ASSERT_EQ(c2[i * n + j], s);
+    }
+}
+
+}  // namespace
+}  // namespace tessera::exec

@@ -1,0 +1,116 @@
+// Quantization kernels: quantize / dequantize at fp32 boundaries (round half
+// to even, as ONNX QuantizeLinear), and the int8 golden-model ops qadd and
+// requantize, written as sequences of isa/alu.h primitives.
+#include <algorithm>
+#include <cmath>
+
+#include "compiler/exec/kernel.h"
+#include "isa/alu.h"
+
+namespace tessera::exec {
+namespace {
+
+using ir::DType;
+using ir::Tensor;
+
+// Index of the quantization channel of element i, for per-axis parameters.
+struct AxisIndex {
+  int64_t inner = 1, dim = 1;
+  explicit AxisIndex(const ir::TensorType& t) {
+    if (!t.quant || !t.quant->per_axis()) return;
+    dim = t.shape[t.quant->axis];
+    for (int d = t.quant->axis + 1; d < t.rank(); ++d) inner *= t.shape[d];
+  }
+  int64_t operator()(int64_t i) const { return dim == 1 ? 0 : (i / inner) % dim; }
+};
+
+// q = saturate(round_half_even(x / scale) + zero_point), in float arithmetic.
+StatusOr<KernelFn> MakeQuantize(const ir::Node& node) {
+  const ir::TensorType t = node.output()->type();
+  const AxisIndex ax(t);
+  return KernelFn([t, ax](const Operands& in, std::vector<Tensor>& out) -> Status {
+    const float* x = in[0]->data<float>();
+    const double lo = ir::DTypeMin(t.dtype), hi = ir::DTypeMax(t.dtype);
+    for (int64_t i = 0; i < in[0]->numel(); ++i) {
+      const int64_t c = ax(i);
+      double q = std::nearbyint(x[i] / t.quant->scale[c]) + t.quant->zero_point[c];
+      if (std::isnan(q)) q = t.quant->zero_point[c];
+      q = std::clamp(q, lo, hi);
+      switch (t.dtype) {
+        case DType::kI8: out[0].data<int8_t>()[i] = static_cast<int8_t>(q); break;
+        case DType::kU8: out[0].data<uint8_t>()[i] = static_cast<uint8_t>(q); break;
+        default: out[0].data<int32_t>()[i] = static_cast<int32_t>(q); break;
+      }
+    }
+    return OkStatus();
+  });
+}
+
+// x = (q - zero_point) * scale, in float arithmetic.
+StatusOr<KernelFn> MakeDequantize(const ir::Node& node) {
+  const ir::TensorType t = node.input(0)->type();
+  const AxisIndex ax(t);
+  return KernelFn([t, ax](const Operands& in, std::vector<Tensor>& out) -> Status {
+    float* y = out[0].data<float>();
+    const Tensor& q = *in[0];
+    for (int64_t i = 0; i < q.numel(); ++i) {
+      const int64_t c = ax(i);
+      const int64_t v = static_cast<int64_t>(q.GetAsDouble(i)) - t.quant->zero_point[c];
+      y[i] = static_cast<float>(v) * t.quant->scale[c];
+    }
+    return OkStatus();
+  });
+}
+
+// qadd: y = MIN(MAX(SHR(ADD(MULSHR(a, Ma, sa), MULSHR(b, Mb, sb)), post), lo), hi).
+StatusOr<KernelFn> MakeQAdd(const ir::Node& node) {
+  const auto m = node.attrs().Ints("multiplier"), s = node.attrs().Ints("shift");
+  const int64_t post = node.attrs().Int("post_shift"), lo = node.attrs().Int("act_min", -128),
+                hi = node.attrs().Int("act_max", 127);
+  return KernelFn([=](const Operands& in, std::vector<Tensor>& out) -> Status {
+    const int8_t* a = in[0]->data<int8_t>();
+    const int8_t* b = in[1]->data<int8_t>();
+    int8_t* y = out[0].data<int8_t>();
+    for (int64_t i = 0; i < in[0]->numel(); ++i) {
+      int64_t ta = alu::Apply(AluOp::kMulShr, a[i], m[0], s[0], 32);
+      const int64_t tb = alu::Apply(AluOp::kMulShr, b[i], m[1], s[1], 32);
+      ta = alu::Apply(AluOp::kAdd, ta, tb, 0, 32);
+      ta = alu::Apply(AluOp::kShr, ta, post, 0, 32);
+      ta = alu::Apply(AluOp::kMax, ta, lo, 0, 32);
+      y[i] = static_cast<int8_t>(alu::Apply(AluOp::kMin, ta, hi, 0, 32));
+    }
+    return OkStatus();
+  });
+}
+
+// requantize: y = MIN(MAX(MULSHR(x, M[c], shift), lo), hi), c = index along axis 1.
+StatusOr<KernelFn> MakeRequantize(const ir::Node& node) {
+  const Requant rq = ReadRequant(node);
+  const ir::Shape s = node.input(0)->type().shape;
+  const int64_t channels = s.size() >= 2 ? s[1] : 1;
+  int64_t inner = 1;
+  for (size_t d = 2; d < s.size(); ++d) inner *= s[d];
+  return KernelFn([=](const Operands& in, std::vector<Tensor>& out) -> Status {
+    const Tensor& x = *in[0];
+    int8_t* y = out[0].data<int8_t>();
+    const bool wide = x.dtype() == DType::kI32;
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      const int64_t c = rq.multiplier.size() == 1 ? 0 : (i / inner) % channels;
+      const int64_t v = wide ? x.data<int32_t>()[i] : x.data<int8_t>()[i];
+      y[i] = static_cast<int8_t>(alu::Requantize(v, 0, rq.M(c), rq.shift, rq.lo, rq.hi, 32));
+    }
+    return OkStatus();
+  });
+}
+
+}  // namespace
+
+KernelFactory FindQuantKernel(const std::string& op) {
+  if (op == "quantize") return MakeQuantize;
+  if (op == "dequantize") return MakeDequantize;
+  if (op == "qadd") return MakeQAdd;
+  if (op == "requantize") return MakeRequantize;
+  return nullptr;
+}
+
+}  // namespace tessera::exec

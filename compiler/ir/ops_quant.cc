@@ -1,0 +1,264 @@
+// Type inference for quantized ops. Two families:
+//  * accelerator ops (qconv, qmatmul, qadd, qavg_pool, requantize): symmetric
+//    int8 activations (zero point 0), int8 weights, int32 bias, fixed-point
+//    requantization attributes; their exact per-element arithmetic is
+//    specified in docs/quantization.md and runs as isa/alu.h primitives;
+//  * ONNX-semantics CPU ops (qlinear_conv, qlinear_matmul, conv_integer,
+//    matmul_integer) for zero points or types the accelerator cannot take;
+// plus the boundary ops quantize, dequantize and quant_cast.
+#include "compiler/ir/ops_util.h"
+
+namespace tessera::ir::opdefs {
+namespace {
+
+// Accumulation bound: K * 128 * 128 stays below 2^31, so int32 sums of int8
+// products never wrap (docs/quantization.md).
+constexpr int64_t kMaxReduction = 131071;
+
+bool IsInt8(DType t) { return t == DType::kI8 || t == DType::kU8; }
+
+Status ExpectQuantized(const Node& n, int i) {
+  if (!In(n, i).quant) return NodeError(n, "{} must be quantized", Operand(n, i));
+  return OkStatus();
+}
+
+Status ExpectWeights(const Node& n, int i, int64_t channels) {
+  const TensorType& w = In(n, i);
+  if (w.dtype != DType::kI8 || !w.quant || !w.quant->symmetric() || (w.quant->per_axis() && w.quant->axis != 0))
+    return NodeError(n, "{} must be i8 weights quantized per-tensor or along axis 0 with zero point 0",
+                     Operand(n, i));
+  if (w.shape.empty() || w.shape[0] != channels)
+    return NodeError(n, "{} must have {} output channels", Operand(n, i), channels);
+  return OkStatus();
+}
+
+Status ExpectBias(const Node& n, int i, int64_t channels) {
+  if (i >= n.num_inputs()) return OkStatus();
+  TSR_RETURN_IF_ERROR(ExpectDType(n, i, DType::kI32));
+  if (In(n, i).shape != Shape{channels}) return NodeError(n, "{} must have shape [{}]", Operand(n, i), channels);
+  return OkStatus();
+}
+
+// multiplier (1 or `channels` entries in (0, 2^31)), shift in [0, 63],
+// act_min <= act_max within [lo, hi].
+Status CheckRequant(const Node& n, int64_t channels, int64_t lo = -128, int64_t hi = 127) {
+  std::vector<int64_t> m = n.attrs().Ints("multiplier");
+  if (m.size() != 1 && static_cast<int64_t>(m.size()) != channels)
+    return NodeError(n, "attribute 'multiplier' needs 1 or {} entries, got {}", channels, m.size());
+  for (int64_t v : m)
+    if (v <= 0 || v > INT32_MAX) return NodeError(n, "multiplier {} out of range (0, 2^31)", v);
+  const int64_t s = n.attrs().Int("shift");
+  if (s < 0 || s > 63) return NodeError(n, "shift {} out of range [0, 63]", s);
+  const int64_t amin = n.attrs().Int("act_min", lo), amax = n.attrs().Int("act_max", hi);
+  if (amin < lo || amax > hi || amin > amax)
+    return NodeError(n, "activation bounds [{}, {}] must lie within [{}, {}]", amin, amax, lo, hi);
+  return OkStatus();
+}
+
+Status InferQuantize(const Node& n, std::vector<TensorType>* out) {
+  TSR_RETURN_IF_ERROR(ExpectFloat(n, 0));
+  TSR_RETURN_IF_ERROR(ExpectUnquantized(n, 0));
+  TensorType& o = (*out)[0];
+  if (!o.quant || (o.dtype != DType::kI8 && o.dtype != DType::kU8 && o.dtype != DType::kI32))
+    return NodeError(n, "result '%{}' must be declared as a quantized i8, u8 or i32 type", n.output(0)->name());
+  o.shape = In(n, 0).shape;
+  return OkStatus();
+}
+
+Status InferDequantize(const Node& n, std::vector<TensorType>* out) {
+  TSR_RETURN_IF_ERROR(ExpectQuantized(n, 0));
+  (*out)[0] = TensorType(DType::kF32, In(n, 0).shape);
+  return OkStatus();
+}
+
+Status InferQuantCast(const Node& n, std::vector<TensorType>* out) {
+  const TensorType& x = In(n, 0);
+  TensorType& o = (*out)[0];
+  if (!IsInt8(x.dtype) && x.dtype != DType::kI32) return NodeError(n, "{} must be i8, u8 or i32", Operand(n, 0));
+  if (o.dtype != x.dtype || !o.quant)
+    return NodeError(n, "result '%{}' must be declared {} with quantization parameters", n.output(0)->name(),
+                     DTypeName(x.dtype));
+  o.shape = x.shape;
+  return OkStatus();
+}
+
+Status InferQConv(const Node& n, std::vector<TensorType>* out) {
+  TSR_RETURN_IF_ERROR(ExpectSymmetricI8(n, 0));
+  Shape o;
+  TSR_RETURN_IF_ERROR(ConvShape(n, &o));
+  const Shape& w = In(n, 1).shape;
+  TSR_RETURN_IF_ERROR(ExpectWeights(n, 1, w[0]));
+  TSR_RETURN_IF_ERROR(ExpectBias(n, 2, w[0]));
+  if (w[1] * w[2] * w[3] > kMaxReduction)
+    return NodeError(n, "reduction length {} exceeds {}", w[1] * w[2] * w[3], kMaxReduction);
+  TSR_RETURN_IF_ERROR(CheckRequant(n, w[0]));
+  TSR_RETURN_IF_ERROR(ExpectDeclaredSymmetricI8(n, *out, 0));
+  (*out)[0].shape = o;
+  return OkStatus();
+}
+
+Status InferQMatMul(const Node& n, std::vector<TensorType>* out) {
+  TSR_RETURN_IF_ERROR(ExpectSymmetricI8(n, 0));
+  const Shape& x = In(n, 0).shape;
+  TSR_RETURN_IF_ERROR(ExpectRank(n, 1, 2));
+  const Shape& w = In(n, 1).shape;
+  if (x.size() < 2) return NodeError(n, "{} must have rank >= 2", Operand(n, 0));
+  TSR_RETURN_IF_ERROR(ExpectWeights(n, 1, w[0]));
+  if (x.back() != w[1])
+    return NodeError(n, "{} has inner size {}, weight [N, K] {} has K = {}", Operand(n, 0), x.back(),
+                     ShapeToString(w), w[1]);
+  if (w[1] > kMaxReduction) return NodeError(n, "reduction length {} exceeds {}", w[1], kMaxReduction);
+  TSR_RETURN_IF_ERROR(ExpectBias(n, 2, w[0]));
+  TSR_RETURN_IF_ERROR(CheckRequant(n, w[0]));
+  TSR_RETURN_IF_ERROR(ExpectDeclaredSymmetricI8(n, *out, 0));
+  Shape o = x;
+  o.back() = w[0];
+  (*out)[0].shape = o;
+  return OkStatus();
+}
+
+Status InferQAdd(const Node& n, std::vector<TensorType>* out) {
+  TSR_RETURN_IF_ERROR(ExpectSymmetricI8(n, 0));
+  TSR_RETURN_IF_ERROR(ExpectSymmetricI8(n, 1));
+  if (In(n, 0).shape != In(n, 1).shape)
+    return NodeError(n, "operand shapes differ: {} and {}", Operand(n, 0), Operand(n, 1));
+  std::vector<int64_t> m = n.attrs().Ints("multiplier"), s = n.attrs().Ints("shift");
+  if (m.size() != 2 || s.size() != 2) return NodeError(n, "attributes 'multiplier' and 'shift' need 2 entries");
+  for (int i = 0; i < 2; ++i) {
+    if (m[i] <= 0 || m[i] > INT32_MAX) return NodeError(n, "multiplier {} out of range (0, 2^31)", m[i]);
+    if (s[i] < 0 || s[i] > 63) return NodeError(n, "shift {} out of range [0, 63]", s[i]);
+  }
+  const int64_t ps = n.attrs().Int("post_shift");
+  if (ps < 0 || ps > 31) return NodeError(n, "post_shift {} out of range [0, 31]", ps);
+  const int64_t amin = n.attrs().Int("act_min", -128), amax = n.attrs().Int("act_max", 127);
+  if (amin < -128 || amax > 127 || amin > amax)
+    return NodeError(n, "activation bounds [{}, {}] must lie within [-128, 127]", amin, amax);
+  TSR_RETURN_IF_ERROR(ExpectDeclaredSymmetricI8(n, *out, 0));
+  (*out)[0].shape = In(n, 0).shape;
+  return OkStatus();
+}
+
+Status InferQAvgPool(const Node& n, std::vector<TensorType>* out) {
+  TSR_RETURN_IF_ERROR(ExpectSymmetricI8(n, 0));
+  TSR_RETURN_IF_ERROR(ExpectRank(n, 0, 4));
+  Window2D win;
+  TSR_RETURN_IF_ERROR(ReadWindow(n, true, &win));
+  if (win.kernel[0] * win.kernel[1] > (1 << 23)) return NodeError(n, "window too large");
+  const Shape& x = In(n, 0).shape;
+  int64_t oh, ow;
+  TSR_RETURN_IF_ERROR(WindowOutput(n, win, 0, x[2], &oh));
+  TSR_RETURN_IF_ERROR(WindowOutput(n, win, 1, x[3], &ow));
+  TSR_RETURN_IF_ERROR(CheckRequant(n, 1));
+  TSR_RETURN_IF_ERROR(ExpectDeclaredSymmetricI8(n, *out, 0));
+  (*out)[0].shape = {x[0], x[1], oh, ow};
+  return OkStatus();
+}
+
+Status InferRequantize(const Node& n, std::vector<TensorType>* out) {
+  const TensorType& x = In(n, 0);
+  if ((x.dtype != DType::kI8 && x.dtype != DType::kI32) || !x.quant || !x.quant->symmetric())
+    return NodeError(n, "{} must be i8 or i32 quantized with zero point 0", Operand(n, 0));
+  TSR_RETURN_IF_ERROR(CheckRequant(n, x.rank() >= 2 ? x.shape[1] : 1));
+  TSR_RETURN_IF_ERROR(ExpectDeclaredSymmetricI8(n, *out, 0));
+  (*out)[0].shape = x.shape;
+  return OkStatus();
+}
+
+// ONNX QLinearConv / QLinearMatMul semantics: zero points and scales come
+// from the operand types, the result type is declared.
+Status ExpectQLinearOperand(const Node& n, int i, bool allow_axis, int axis) {
+  const TensorType& t = In(n, i);
+  if (!IsInt8(t.dtype) || !t.quant) return NodeError(n, "{} must be quantized i8 or u8", Operand(n, i));
+  if (t.quant->per_axis() && (!allow_axis || t.quant->axis != axis))
+    return NodeError(n, "{} has unsupported quantization axis {}", Operand(n, i), t.quant->axis);
+  return OkStatus();
+}
+
+Status InferQLinearConv(const Node& n, std::vector<TensorType>* out) {
+  TSR_RETURN_IF_ERROR(ExpectQLinearOperand(n, 0, false, 0));
+  TSR_RETURN_IF_ERROR(ExpectQLinearOperand(n, 1, true, 0));
+  Shape o;
+  TSR_RETURN_IF_ERROR(ConvShape(n, &o));
+  TSR_RETURN_IF_ERROR(ExpectBias(n, 2, In(n, 1).shape[0]));
+  const TensorType& r = (*out)[0];
+  if (!IsInt8(r.dtype) || !r.quant || r.quant->per_axis())
+    return NodeError(n, "result '%{}' must be declared i8 or u8 quantized per-tensor", n.output(0)->name());
+  (*out)[0].shape = o;
+  return OkStatus();
+}
+
+Status InferQLinearMatMul(const Node& n, std::vector<TensorType>* out) {
+  TSR_RETURN_IF_ERROR(ExpectQLinearOperand(n, 0, false, 0));
+  TSR_RETURN_IF_ERROR(ExpectQLinearOperand(n, 1, true, In(n, 1).rank() - 1));
+  Shape o;
+  TSR_RETURN_IF_ERROR(MatMulShape(n, In(n, 0).shape, In(n, 1).shape, &o));
+  const TensorType& r = (*out)[0];
+  if (!IsInt8(r.dtype) || !r.quant || r.quant->per_axis())
+    return NodeError(n, "result '%{}' must be declared i8 or u8 quantized per-tensor", n.output(0)->name());
+  (*out)[0].shape = o;
+  return OkStatus();
+}
+
+Status CheckZeroPoint(const Node& n, int i, int64_t zp) {
+  if (zp < DTypeMin(In(n, i).dtype) || zp > DTypeMax(In(n, i).dtype))
+    return NodeError(n, "zero point {} out of range for {}", zp, Operand(n, i));
+  return OkStatus();
+}
+
+Status InferIntegerOp(const Node& n, std::vector<TensorType>* out) {
+  const bool conv = n.op() == "conv_integer";
+  for (int i = 0; i < 2; ++i) {
+    if (!IsInt8(In(n, i).dtype)) return NodeError(n, "{} must be i8 or u8", Operand(n, i));
+    TSR_RETURN_IF_ERROR(ExpectUnquantized(n, i));
+  }
+  Shape o;
+  if (conv) TSR_RETURN_IF_ERROR(ConvShape(n, &o));
+  else TSR_RETURN_IF_ERROR(MatMulShape(n, In(n, 0).shape, In(n, 1).shape, &o));
+  const char* az = conv ? "x_zero_point" : "a_zero_point";
+  const char* bz = conv ? "w_zero_point" : "b_zero_point";
+  TSR_RETURN_IF_ERROR(CheckZeroPoint(n, 0, n.attrs().Int(az, 0)));
+  std::vector<int64_t> wz = n.attrs().Ints(bz, {0});
+  const int64_t channels = conv ? In(n, 1).shape[0] : In(n, 1).shape.back();
+  if (wz.size() != 1 && static_cast<int64_t>(wz.size()) != channels)
+    return NodeError(n, "attribute '{}' needs 1 or {} entries", bz, channels);
+  for (int64_t z : wz) TSR_RETURN_IF_ERROR(CheckZeroPoint(n, 1, z));
+  (*out)[0] = TensorType(DType::kI32, o);
+  return OkStatus();
+}
+
+}  // namespace
+
+void RegisterQuantOps(std::vector<OpDef>* ops) {
+  const AttrDef strides{"strides", AttrKind::kInts}, pads{"pads", AttrKind::kInts},
+      dil{"dilations", AttrKind::kInts}, group{"group", AttrKind::kInt};
+  const AttrDef mult{"multiplier", AttrKind::kInts, true}, shift{"shift", AttrKind::kInt, true},
+      amin{"act_min", AttrKind::kInt}, amax{"act_max", AttrKind::kInt};
+  ops->push_back({"quantize", 1, 1, 1, {}, InferQuantize,
+                  "f32 -> declared quantized type: saturate(round_half_even(x / scale) + zero_point)"});
+  ops->push_back({"dequantize", 1, 1, 1, {}, InferDequantize, "quantized -> f32: (x - zero_point) * scale"});
+  ops->push_back({"quant_cast", 1, 1, 1, {}, InferQuantCast,
+                  "same integers, new quantization parameters (no data change)"});
+  ops->push_back({"qconv", 2, 3, 1, {strides, pads, dil, group, mult, shift, amin, amax}, InferQConv,
+                  "int8 conv, int32 accumulate + bias, per-channel MULSHR requantize, clamp"});
+  ops->push_back({"qmatmul", 2, 3, 1, {mult, shift, amin, amax}, InferQMatMul,
+                  "int8 x[..., K] times w[N, K]^T, int32 accumulate + bias, MULSHR requantize, clamp"});
+  ops->push_back({"qadd", 2, 2, 1,
+                  {{"multiplier", AttrKind::kInts, true}, {"shift", AttrKind::kInts, true},
+                   {"post_shift", AttrKind::kInt, true}, amin, amax},
+                  InferQAdd, "int8 add of two scales: MULSHR each, ADD, SHR post_shift, clamp"});
+  ops->push_back({"qavg_pool", 1, 1, 1, {{"kernel", AttrKind::kInts, true}, strides, pads, mult, shift},
+                  InferQAvgPool, "int8 window sum (zero padding counted), MULSHR by 1/count, clamp"});
+  ops->push_back({"requantize", 1, 1, 1, {mult, shift, amin, amax}, InferRequantize,
+                  "clamp(MULSHR(x, multiplier[c], shift), act_min, act_max) to i8"});
+  ops->push_back({"qlinear_conv", 2, 3, 1, {strides, pads, dil, group}, InferQLinearConv,
+                  "ONNX QLinearConv semantics (zero points, float requantization), CPU only"});
+  ops->push_back({"qlinear_matmul", 2, 2, 1, {}, InferQLinearMatMul, "ONNX QLinearMatMul semantics, CPU only"});
+  ops->push_back({"conv_integer", 2, 2, 1,
+                  {strides, pads, dil, group, {"x_zero_point", AttrKind::kInt}, {"w_zero_point", AttrKind::kInts}},
+                  InferIntegerOp, "ONNX ConvInteger: int32 sum of (x - xz)(w - wz)"});
+  ops->push_back({"matmul_integer", 2, 2, 1,
+                  {{"a_zero_point", AttrKind::kInt}, {"b_zero_point", AttrKind::kInts}}, InferIntegerOp,
+                  "ONNX MatMulInteger: int32 sum of (a - az)(b - bz)"});
+}
+
+}  // namespace tessera::ir::opdefs
