@@ -1,5 +1,6 @@
 #include "sim/ref.h"
 
+#include <chrono>
 #include <deque>
 
 #include "isa/asm.h"
@@ -121,8 +122,17 @@ struct Scheduler {
     return OkStatus();
   }
 
+  Status CheckDeadline(std::chrono::steady_clock::time_point deadline, int64_t executed) const {
+    if (opts.timeout_ms > 0 && std::chrono::steady_clock::now() > deadline)
+      return DeadlineExceededError("timeout: the run exceeded {} ms after {} of {} instructions ({} fetched)",
+                                   opts.timeout_ms, executed, count, fetched);
+    return OkStatus();
+  }
+
   Status Run() {
     if (count <= 0) return InvalidArgumentError("empty instruction stream");
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(opts.timeout_ms);
+    int64_t executed = 0;
     if (opts.check_races) races = std::make_unique<RaceChecker>(cfg, &stream);
     stream.reserve(static_cast<size_t>(std::min<int64_t>(count, 1 << 20)));
     while (!finished) {
@@ -138,6 +148,7 @@ struct Scheduler {
           int64_t idx = q.front();
           q.pop_front();
           TSR_RETURN_IF_ERROR(Execute(static_cast<Module>(m), idx));
+          TSR_RETURN_IF_ERROR(CheckDeadline(deadline, ++executed));
           progress = true;
         }
       }

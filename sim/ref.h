@@ -21,6 +21,9 @@ class RaceChecker;
 
 struct RefOptions {
   bool check_races = true;
+  // Host wall-clock budget in milliseconds (0 = none). Exceeding it returns
+  // kDeadlineExceeded naming the instruction reached: the device timeout.
+  int64_t timeout_ms = 0;
 };
 
 class RefSim {

@@ -165,6 +165,20 @@ TEST(RefFaults, FullCommandQueueDeadlock) {
       << o.run.message();
 }
 
+TEST(RefFaults, TimeoutIsDeadlineExceeded) {
+  HwConfig cfg = testing::LoadConfigOrDie("configs/default.json");
+  auto prog = AssembleFile(cfg, "examples/programs/gemm_heavy.s");
+  ASSERT_TRUE(prog.ok());
+  Dram dram(cfg.dram_size_bytes);
+  ASSERT_TRUE(LoadProgram(cfg, *prog, &dram).ok());
+  RefSim ref(cfg, &dram);
+  RefOptions opts;
+  opts.timeout_ms = 1;  // the GEMMs alone take several ms
+  Status s = ref.Run(prog->text_addr, static_cast<int64_t>(prog->insns.size()), opts);
+  EXPECT_EQ(s.code(), StatusCode::kDeadlineExceeded) << s.ToString();
+  EXPECT_NE(s.message().find("timeout: the run exceeded 1 ms after"), std::string::npos) << s.message();
+}
+
 TEST(Ref, FullTokenQueueStallsAndResumes) {
   // tiny: token queues hold 16; compute pushes 20 before the store drains them. ALU i
   // writes accumulator entry i; STORE i stores it (4-byte tiles on tiny).
