@@ -20,6 +20,12 @@ tessera_require(GTest_FOUND libgtest-dev "GoogleTest")
 find_package(benchmark CONFIG QUIET)
 tessera_require(benchmark_FOUND libbenchmark-dev "Google Benchmark")
 find_package(Threads REQUIRED)
+# ONNX import (compiler/onnx): the ONNX C++ library with its checker and shape
+# inference, and the protobuf runtime it is built on.
+find_package(Protobuf QUIET)
+tessera_require(Protobuf_FOUND libprotobuf-dev "protobuf")
+find_package(ONNX CONFIG QUIET)
+tessera_require(ONNX_FOUND libonnx-dev "the ONNX C++ library")
 
 # Python with numpy/torch/onnx/sklearn: Debian's interpreter, never the first
 # `python3` on PATH (which may be a different installation without them).

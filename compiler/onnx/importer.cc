@@ -1,0 +1,320 @@
+// Loading (size limit, protobuf parse, opset check, external data inside the
+// model folder), ONNX checker and strict shape inference, then conversion of
+// initializers, inputs and nodes in order, and a final check that declared
+// output types agree with the IR's.
+#include "compiler/onnx/importer.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <sys/stat.h>
+
+#include "compiler/ir/verifier.h"
+#include "compiler/onnx/context.h"
+#include "isa/base/file.h"
+#include "onnx/checker.h"
+#include "onnx/defs/schema.h"
+#include "onnx/shape_inference/implementation.h"
+
+namespace tessera::frontend {
+namespace {
+
+// Opsets 11..17 are supported. Older models are accepted node by node when
+// the op's definition at the model's opset is the one in force at opset 11.
+constexpr int kMinOpset = 11, kMaxOpset = 17;
+
+Status CheckOldOpset(const onnx::NodeProto& n, int opset, const std::string& name) {
+  if (opset >= kMinOpset) return OkStatus();
+  const auto* reg = onnx::OpSchemaRegistry::Instance();
+  const onnx::OpSchema* old = reg->GetSchema(n.op_type(), opset, "");
+  const onnx::OpSchema* cur = reg->GetSchema(n.op_type(), kMinOpset, "");
+  if (old && cur && old->SinceVersion() == cur->SinceVersion()) return OkStatus();
+  return UnimplementedError(
+      "{}: {}: the opset {} definition of {} (version {}) differs from opset {}'s (version {}); re-export with opset "
+      ">= {}",
+      name, ImportContext::Describe(n), opset, n.op_type(), old ? old->SinceVersion() : 0, kMinOpset,
+      cur ? cur->SinceVersion() : 0, kMinOpset);
+}
+
+// Tensor -> TensorProto (raw data) for inputs frozen to initializers.
+onnx::TensorProto ToProto(const std::string& name, const ir::Tensor& t) {
+  onnx::TensorProto p;
+  p.set_name(name);
+  switch (t.dtype()) {
+    case ir::DType::kF32: p.set_data_type(onnx::TensorProto::FLOAT); break;
+    case ir::DType::kI8: p.set_data_type(onnx::TensorProto::INT8); break;
+    case ir::DType::kU8: p.set_data_type(onnx::TensorProto::UINT8); break;
+    case ir::DType::kI32: p.set_data_type(onnx::TensorProto::INT32); break;
+    case ir::DType::kI64: p.set_data_type(onnx::TensorProto::INT64); break;
+  }
+  for (int64_t d : t.shape()) p.add_dims(d);
+  p.set_raw_data(std::string(reinterpret_cast<const char*>(t.raw()), t.nbytes()));
+  return p;
+}
+
+// ONNX exception text on one line (the checker prints nodes over several).
+std::string OneLine(const char* what) {
+  std::string out;
+  for (const char* p = what; *p; ++p) {
+    const bool space = *p == '\n' || *p == ' ' || *p == '\t';
+    if (space && (out.empty() || out.back() == ' ')) continue;
+    out += space ? ' ' : *p;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+Converter FindConverter(const std::string& op) {
+  if (Converter c = FindNnConverter(op)) return c;
+  if (Converter c = FindTensorConverter(op)) return c;
+  return FindQuantConverter(op);
+}
+
+std::string RealPath(const std::string& p) {
+  char buf[PATH_MAX];
+  return ::realpath(p.c_str(), buf) ? std::string(buf) : std::string();
+}
+
+// Loads one tensor's external data into raw_data, refusing paths that escape
+// `base_dir` and reads beyond the remaining byte budget.
+Status ResolveExternal(onnx::TensorProto* t, const std::string& name, const std::string& base_dir, uint64_t* budget) {
+  const std::string what = fmt::format("{}: tensor '{}'", name, t->name());
+  std::string location;
+  uint64_t offset = 0, length = 0;
+  bool has_length = false;
+  for (const auto& kv : t->external_data()) {
+    char* end = nullptr;
+    if (kv.key() == "location") {
+      location = kv.value();
+    } else if (kv.key() == "offset" || kv.key() == "length") {
+      const unsigned long long v = std::strtoull(kv.value().c_str(), &end, 10);
+      if (kv.value().empty() || *end) return InvalidArgumentError("{}: external data {} '{}' is not a number", what, kv.key(), kv.value());
+      if (kv.key() == "offset") offset = v;
+      else {
+        length = v;
+        has_length = true;
+      }
+    } else if (kv.key() != "checksum") {
+      return UnimplementedError("{}: external data key '{}' is not supported", what, kv.key());
+    }
+  }
+  if (base_dir.empty()) return InvalidArgumentError("{}: external data is not allowed for in-memory models", what);
+  if (location.empty()) return InvalidArgumentError("{}: external data without a location", what);
+  if (location[0] == '/' || location.find("..") != std::string::npos)
+    return InvalidArgumentError("{}: external data path '{}' must be relative to the model's folder without '..'",
+                                what, location);
+  const std::string dir = RealPath(base_dir);
+  const std::string file = RealPath(base_dir + "/" + location);
+  if (file.empty()) return NotFoundError("{}: external data file '{}' not found", what, location);
+  if (dir.empty() || file.compare(0, dir.size() + 1, dir + "/") != 0)
+    return InvalidArgumentError("{}: external data path '{}' escapes the model's folder", what, location);
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    return InvalidArgumentError("{}: external data '{}' is not a regular file", what, location);
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (offset > size) return InvalidArgumentError("{}: external data offset {} is past the end of '{}'", what, offset, location);
+  if (!has_length) length = size - offset;
+  if (length > size - offset)
+    return InvalidArgumentError("{}: external data range [{}, {}) is past the end of '{}' ({} bytes)", what, offset,
+                                offset + length, location, size);
+  if (length > *budget)
+    return ResourceExhaustedError("{}: external data of {} bytes exceeds the model size limit", what, length);
+  *budget -= length;
+  TSR_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadBinaryFile(file, size));
+  t->set_raw_data(std::string(bytes.begin() + offset, bytes.begin() + offset + length));
+  t->clear_external_data();
+  t->set_data_location(onnx::TensorProto::DEFAULT);
+  return OkStatus();
+}
+
+// Fixes the shapes of graph inputs: overrides, then symbolic dimensions.
+// Returns whether anything changed (declared output shapes are then stale).
+StatusOr<bool> BindInputShapes(onnx::GraphProto* g, const std::string& name, const ImportOptions& opt,
+                               const std::set<std::string>& initializers) {
+  bool changed = false;
+  std::set<std::string> inputs;
+  for (auto& in : *g->mutable_input()) {
+    inputs.insert(in.name());
+    if (initializers.count(in.name())) continue;
+    if (!in.type().has_tensor_type()) return UnimplementedError("{}: input '{}' is not a tensor", name, in.name());
+    auto* shape = in.mutable_type()->mutable_tensor_type()->mutable_shape();
+    auto it = opt.input_shapes.find(in.name());
+    if (it != opt.input_shapes.end()) {
+      shape->clear_dim();
+      for (int64_t d : it->second) shape->add_dim()->set_dim_value(d);
+      changed = true;
+      continue;
+    }
+    if (!in.type().tensor_type().has_shape())
+      return InvalidArgumentError("{}: input '{}' has no declared shape; give one explicitly", name, in.name());
+    for (int i = 0; i < shape->dim_size(); ++i) {
+      auto* d = shape->mutable_dim(i);
+      if (d->has_dim_value() && d->dim_value() >= 0) continue;
+      if (opt.symbolic_dim_value <= 0)
+        return InvalidArgumentError("{}: input '{}' dimension {} is symbolic ('{}'); give a concrete shape", name,
+                                    in.name(), i, d->dim_param());
+      d->set_dim_value(opt.symbolic_dim_value);
+      changed = true;
+    }
+  }
+  for (const auto& [n, s] : opt.input_shapes)
+    if (!inputs.count(n)) return InvalidArgumentError("{}: a shape was given for '{}', which is not a graph input", name, n);
+  return changed;
+}
+
+Status CheckDeclaredOutput(const onnx::ValueInfoProto& vi, const ir::Value* v, const std::string& name) {
+  if (!vi.type().has_tensor_type()) return OkStatus();
+  const auto& tt = vi.type().tensor_type();
+  if (tt.elem_type() != 0) {
+    TSR_ASSIGN_OR_RETURN(ir::DType dt, DTypeFromOnnx(tt.elem_type(), fmt::format("{}: output '{}'", name, vi.name())));
+    if (dt != v->type().dtype)
+      return InvalidArgumentError("{}: output '{}' is declared {} but computes {}", name, vi.name(), ir::DTypeName(dt),
+                                  ir::DTypeName(v->type().dtype));
+  }
+  if (!tt.has_shape()) return OkStatus();
+  const ir::Shape& s = v->type().shape;
+  bool agree = tt.shape().dim_size() == static_cast<int>(s.size());
+  for (int i = 0; agree && i < tt.shape().dim_size(); ++i)
+    if (tt.shape().dim(i).has_dim_value() && tt.shape().dim(i).dim_value() != s[i]) agree = false;
+  if (!agree) {
+    std::string decl = "[";
+    for (int i = 0; i < tt.shape().dim_size(); ++i) {
+      const auto& d = tt.shape().dim(i);
+      decl += (i ? "," : "") + (d.has_dim_value() ? std::to_string(d.dim_value()) : d.dim_param().empty() ? "?" : d.dim_param());
+    }
+    return InvalidArgumentError("{}: output '{}' is declared {}] but computes {}", name, vi.name(), decl,
+                                ir::ShapeToString(s));
+  }
+  return OkStatus();
+}
+
+StatusOr<std::unique_ptr<ir::Graph>> Build(onnx::ModelProto& model, const std::string& name, int opset,
+                                           bool outputs_stale) {
+  const onnx::GraphProto& g = model.graph();
+  std::set<std::string> names;
+  for (const auto& t : g.initializer()) names.insert(t.name());
+  for (const auto& in : g.input()) names.insert(in.name());
+  for (const auto& n : g.node())
+    for (const auto& o : n.output()) names.insert(o);
+  auto graph = std::make_unique<ir::Graph>(g.name().empty() ? "main" : g.name());
+  ImportContext ctx(graph.get(), name, opset, names);
+  std::set<std::string> init_names;
+  for (const auto& t : g.initializer()) {
+    const std::string what = fmt::format("{}: initializer '{}'", name, t.name());
+    if (t.name().empty()) return InvalidArgumentError("{}: an initializer has no name", name);
+    if (!init_names.insert(t.name()).second) return InvalidArgumentError("{} is defined twice", what);
+    TSR_ASSIGN_OR_RETURN(ir::Tensor data, TensorFromProto(t, what));
+    ctx.Define(t.name(), graph->AddConstant(t.name(), std::move(data)));
+  }
+  for (const auto& in : g.input()) {
+    if (init_names.count(in.name())) continue;
+    const std::string what = fmt::format("{}: input '{}'", name, in.name());
+    TSR_ASSIGN_OR_RETURN(ir::DType dt, DTypeFromOnnx(in.type().tensor_type().elem_type(), what));
+    ir::Shape shape;
+    for (const auto& d : in.type().tensor_type().shape().dim()) shape.push_back(d.dim_value());
+    TSR_RETURN_IF_ERROR(ir::ValidateShape(shape, what));
+    if (ctx.Lookup(in.name())) return InvalidArgumentError("{} is declared twice", what);
+    ctx.Define(in.name(), graph->AddInput(in.name(), ir::TensorType(dt, shape)));
+  }
+  for (const auto& n : g.node()) {
+    if (!n.domain().empty() && n.domain() != "ai.onnx")
+      return UnimplementedError("{}: {}: op domain '{}' is not supported", name, ImportContext::Describe(n), n.domain());
+    TSR_RETURN_IF_ERROR(CheckOldOpset(n, opset, name));
+    Converter conv = FindConverter(n.op_type());
+    if (!conv) return UnimplementedError("{}: {}: op type '{}' is not supported", name, ImportContext::Describe(n), n.op_type());
+    TSR_RETURN_IF_ERROR(conv(ctx, n));
+  }
+  std::vector<ir::Value*> outs;
+  for (const auto& o : g.output()) {
+    ir::Value* v = ctx.Lookup(o.name());
+    if (!v) return InvalidArgumentError("{}: graph output '{}' is not produced by any node", name, o.name());
+    if (!outputs_stale) TSR_RETURN_IF_ERROR(CheckDeclaredOutput(o, v, name));
+    outs.push_back(v);
+  }
+  if (outs.empty()) return InvalidArgumentError("{}: the graph has no outputs", name);
+  graph->SetOutputs(outs);
+  Status s = ir::Verify(*graph);
+  if (!s.ok()) return Status(s.code(), fmt::format("{}: imported graph does not verify: {}", name, s.message()));
+  return graph;
+}
+
+}  // namespace
+
+std::vector<std::string> SupportedOnnxOps() {
+  std::vector<std::string> ops = NnOpTypes();
+  for (const auto& v : {TensorOpTypes(), QuantOpTypes()}) ops.insert(ops.end(), v.begin(), v.end());
+  return ops;
+}
+
+StatusOr<ir::Tensor> ParseOnnxTensor(const std::vector<uint8_t>& bytes, const std::string& name) {
+  onnx::TensorProto t;
+  if (bytes.size() > static_cast<size_t>(INT_MAX) || !t.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    return DataLossError("{}: not a valid ONNX tensor (protobuf parsing failed)", name);
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) return UnimplementedError("{}: external data", name);
+  return TensorFromProto(t, name);
+}
+
+StatusOr<std::unique_ptr<ir::Graph>> ImportOnnxFile(const std::string& path, const ImportOptions& options) {
+  TSR_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadBinaryFile(path, options.max_model_bytes));
+  const size_t slash = path.find_last_of('/');
+  return ImportOnnxBytes(bytes, path, slash == std::string::npos ? "." : path.substr(0, slash), options);
+}
+
+StatusOr<std::unique_ptr<ir::Graph>> ImportOnnxBytes(const std::vector<uint8_t>& bytes, const std::string& name,
+                                                     const std::string& base_dir, const ImportOptions& options) {
+  if (bytes.size() > options.max_model_bytes)
+    return ResourceExhaustedError("{}: {} bytes exceeds the limit of {} bytes", name, bytes.size(),
+                                  options.max_model_bytes);
+  if (bytes.size() > static_cast<size_t>(INT_MAX))
+    return ResourceExhaustedError("{}: protobuf files are limited to 2 GiB", name);
+  onnx::ModelProto model;
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    return DataLossError("{}: not a valid ONNX model (protobuf parsing failed)", name);
+  if (!model.has_graph()) return InvalidArgumentError("{}: the model has no graph", name);
+  int opset = -1;
+  for (const auto& o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset = static_cast<int>(o.version());
+  if (opset < 0) return InvalidArgumentError("{}: the model imports no default-domain opset", name);
+  if (opset < 1 || opset > kMaxOpset)
+    return UnimplementedError("{}: opset {} is not supported ({}..{} are)", name, opset, kMinOpset, kMaxOpset);
+  if (model.functions_size() > 0) return UnimplementedError("{}: model-local functions are not supported", name);
+  onnx::GraphProto* g = model.mutable_graph();
+  uint64_t budget = options.max_model_bytes - bytes.size();
+  std::set<std::string> initializers;
+  for (auto& t : *g->mutable_initializer()) {
+    initializers.insert(t.name());
+    if (t.data_location() == onnx::TensorProto::EXTERNAL) TSR_RETURN_IF_ERROR(ResolveExternal(&t, name, base_dir, &budget));
+  }
+  for (auto& n : *g->mutable_node())
+    for (auto& a : *n.mutable_attribute())
+      if (a.has_t() && a.t().data_location() == onnx::TensorProto::EXTERNAL)
+        TSR_RETURN_IF_ERROR(ResolveExternal(a.mutable_t(), name, base_dir, &budget));
+  for (const auto& [in_name, value] : options.constant_inputs) {
+    auto* inputs = g->mutable_input();
+    auto it = std::find_if(inputs->begin(), inputs->end(), [&](const auto& vi) { return vi.name() == in_name; });
+    if (it == inputs->end() || initializers.count(in_name))
+      return InvalidArgumentError("{}: a constant was given for '{}', which is not a graph input", name, in_name);
+    inputs->erase(it);
+    *g->add_initializer() = ToProto(in_name, value);
+    initializers.insert(in_name);
+  }
+  TSR_ASSIGN_OR_RETURN(bool stale, BindInputShapes(g, name, options, initializers));
+  g->clear_value_info();  // our own type inference recomputes every intermediate type
+  try {
+    onnx::checker::check_model(model);
+  } catch (const std::exception& e) {
+    return InvalidArgumentError("{}: ONNX checker: {}", name, OneLine(e.what()));
+  }
+  if (stale)
+    for (auto& o : *g->mutable_output())
+      if (o.type().has_tensor_type()) o.mutable_type()->mutable_tensor_type()->clear_shape();
+  try {
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
+                                       onnx::ShapeInferenceOptions(/*check_type=*/true, /*error_mode=*/1));
+  } catch (const std::exception& e) {
+    return InvalidArgumentError("{}: ONNX shape inference: {}", name, OneLine(e.what()));
+  }
+  return Build(model, name, opset, stale);
+}
+
+}  // namespace tessera::frontend
