@@ -141,6 +141,14 @@ void Graph::ReplaceAllUsesWith(Value* from, Value* to) {
     if (out == from) out = to;
 }
 
+void Graph::Rename(Value* v, const std::string& name) {
+  if (v->name_ == name) return;
+  TSR_CHECK(!name.empty() && by_name_.count(name) == 0, "cannot rename '{}' to taken name '{}'", v->name_, name);
+  by_name_.erase(v->name_);
+  v->name_ = name;
+  by_name_[name] = v;
+}
+
 bool Graph::IsOutput(const Value* v) const {
   return std::find(outputs_.begin(), outputs_.end(), v) != outputs_.end();
 }

@@ -97,6 +97,8 @@ class Graph {
   void RemoveValue(Value* v);
   // Redirects every use of `from` (node inputs and graph outputs) to `to`.
   void ReplaceAllUsesWith(Value* from, Value* to);
+  // Renames a value; the new name must be free.
+  void Rename(Value* v, const std::string& name);
 
   const std::vector<Value*>& inputs() const { return inputs_; }
   const std::vector<Value*>& outputs() const { return outputs_; }

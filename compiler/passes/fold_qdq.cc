@@ -1,0 +1,285 @@
+// fold-qdq: turns the quantize/dequantize ("QDQ") form of an int8 graph into
+// integer ops, looking at every quantize node q = quantize(p(dequantize(..))):
+//   conv/gemm/matmul -> qconv/qmatmul (fold_qdq_gemm.cc), add -> qadd,
+//   avg_pool/global_avg_pool -> qavg_pool, relu/clip -> requantize,
+//   max_pool and data movement -> the same op on int8 (+ requantize if the
+//   scale changes), concat -> requantize inputs + concat,
+//   quantize(dequantize(x)) -> x or requantize.
+// Ops that do not match stay float between dequantize and quantize: they run
+// on the CPU. Both ONNX QDQ models and the post-training quantizer use this.
+//   before: %a = dequantize(%xq)  %w = dequantize(%wq)  %c = conv(%a, %w, %b) {act_min=0}  %y = quantize(%c)
+//   after:  %y = qconv(%xq, %wq, %b.q) {act_min=0, multiplier=[...], shift=38, ...}
+#include "compiler/passes/fold_qdq.h"
+
+#include <algorithm>
+
+#include "compiler/ir/ops.h"
+#include "compiler/quant/fixed_point.h"
+
+namespace tessera::passes::qdq {
+
+ir::Value* Dq(const ir::Value* v) {
+  const ir::Node* p = v->producer();
+  return p && p->op() == "dequantize" ? p->input(0) : nullptr;
+}
+
+bool SymI8(const ir::TensorType& t) {
+  return t.dtype == ir::DType::kI8 && t.quant && !t.quant->per_axis() && t.quant->symmetric();
+}
+
+float Scale(const ir::Value* v) { return v->type().quant->scale[0]; }
+
+void ActBounds(const ir::Node& op, float scale, int64_t* lo, int64_t* hi) {
+  const float amin = op.attrs().Float("act_min", -INFINITY), amax = op.attrs().Float("act_max", INFINITY);
+  *lo = std::isinf(amin) ? -128 : static_cast<int64_t>(std::clamp(std::nearbyint(amin / scale), -128.f, 127.f));
+  *hi = std::isinf(amax) ? 127 : static_cast<int64_t>(std::clamp(std::nearbyint(amax / scale), -128.f, 127.f));
+}
+
+bool QuantizeBias(const ir::Value* bias, double sx, const std::vector<float>& sw, std::vector<int32_t>* out) {
+  const int64_t n = static_cast<int64_t>(sw.size());
+  out->assign(n, 0);
+  if (!bias) return true;
+  auto to_i32 = [](double v) {
+    return static_cast<int32_t>(std::clamp(std::nearbyint(v), double{INT32_MIN}, double{INT32_MAX}));
+  };
+  if (bias->is_constant() && bias->type().dtype == ir::DType::kF32 && bias->type().numel() == n) {
+    for (int64_t c = 0; c < n; ++c) (*out)[c] = to_i32(bias->data().data<float>()[c] / (sx * sw[c]));
+    return true;
+  }
+  const ir::Value* bq = Dq(bias);
+  if (!bq || !bq->is_constant() || bq->type().dtype != ir::DType::kI32 || bq->type().numel() != n ||
+      !bq->type().quant->symmetric())
+    return false;
+  const ir::QuantParams& q = *bq->type().quant;
+  for (int64_t c = 0; c < n; ++c) {
+    const float sb = q.scale[q.per_axis() ? c : 0];
+    const int32_t v = bq->data().data<int32_t>()[c];
+    (*out)[c] = sb == static_cast<float>(sx * sw[c]) ? v : to_i32(v * (double(sb) / (sx * sw[c])));
+  }
+  return true;
+}
+
+ir::Node* ReplaceQuantize(ir::Graph& g, ir::Node* q, const std::string& op, const std::vector<ir::Value*>& inputs,
+                          ir::Attrs attrs) {
+  ir::Value* old = q->output();
+  const std::string name = old->name();
+  ir::Node* n = g.AddNode(op, inputs, {g.UniqueName(name + ".q")}, std::move(attrs), q->name(), q);
+  n->output()->set_type(old->type());
+  std::vector<ir::TensorType> types;
+  Status s = ir::InferNodeTypes(*n, &types);
+  TSR_CHECK(s.ok(), "fold-qdq built an ill-typed node: {}", s.ToString());
+  n->output()->set_type(types[0]);
+  g.ReplaceAllUsesWith(old, n->output());
+  // Remove q and, backwards, every node it leaves without uses.
+  std::vector<ir::Node*> work = {q};
+  while (!work.empty()) {
+    ir::Node* d = work.back();
+    work.pop_back();
+    bool used = false;
+    for (ir::Value* o : d->outputs()) used |= g.NumUses(o) > 0;
+    if (used) continue;
+    std::vector<ir::Node*> producers;
+    for (ir::Value* in : d->inputs())
+      if (in->producer()) producers.push_back(in->producer());
+    g.RemoveNode(d);
+    for (ir::Node* p : producers)
+      if (std::find(work.begin(), work.end(), p) == work.end()) work.push_back(p);
+  }
+  g.Rename(n->output(), name);
+  return n;
+}
+
+ir::Value* Requantize(ir::Graph& g, ir::Node* before, ir::Value* x, const ir::QuantParams& to, int64_t lo, int64_t hi) {
+  auto fp = quant::ChooseFixedPoint({double(x->type().quant->scale[0]) / to.scale[0]});
+  if (!fp.ok()) return nullptr;
+  ir::Attrs a;
+  a.Set("multiplier", fp->multiplier);
+  a.Set("shift", static_cast<int64_t>(fp->shift));
+  if (lo != -128) a.Set("act_min", lo);
+  if (hi != 127) a.Set("act_max", hi);
+  ir::Node* r = g.AddNode("requantize", {x}, {g.UniqueName(x->name() + ".rq")}, a, "", before);
+  r->output()->set_type(ir::TensorType(ir::DType::kI8, x->type().shape, to));
+  return r->output();
+}
+
+namespace {
+
+bool IsMovement(const std::string& op) {
+  return op == "max_pool" || op == "global_max_pool" || op == "reshape" || op == "flatten" || op == "transpose" ||
+         op == "squeeze" || op == "unsqueeze" || op == "identity" || op == "pad";
+}
+
+// y = quantize(op(dequantize(x))) for ops that commute with the affine map.
+bool FoldMovement(ir::Graph& g, ir::Node* q, ir::Node* p) {
+  ir::Value* x = Dq(p->input(0));
+  if (!x || !x->type().quant || x->type().quant->per_axis()) return false;
+  if (p->op() == "pad" && p->attrs().Str("mode", "constant") == "constant" && x->type().dtype != ir::DType::kI8 &&
+      x->type().dtype != ir::DType::kU8)
+    return false;
+  const ir::TensorType& y = q->output()->type();
+  if (y.quant == x->type().quant) {
+    ReplaceQuantize(g, q, p->op(), {x}, p->attrs());
+    return true;
+  }
+  if (!SymI8(x->type()) || !SymI8(y)) return false;
+  // Same op on int8, then a requantize to the output scale.
+  ir::Node* moved = g.AddNode(p->op(), {x}, {g.UniqueName(q->output()->name() + ".i8")}, p->attrs(), p->name(), q);
+  std::vector<ir::TensorType> types;
+  if (!ir::InferNodeTypes(*moved, &types).ok()) {
+    g.RemoveNode(moved);
+    return false;
+  }
+  moved->output()->set_type(types[0]);
+  auto fp = quant::ChooseFixedPoint({double(Scale(x)) / y.quant->scale[0]});
+  if (!fp.ok()) {
+    g.RemoveNode(moved);
+    return false;
+  }
+  ir::Attrs a;
+  a.Set("multiplier", fp->multiplier);
+  a.Set("shift", static_cast<int64_t>(fp->shift));
+  ReplaceQuantize(g, q, "requantize", {moved->output()}, a);
+  return true;
+}
+
+bool FoldClamp(ir::Graph& g, ir::Node* q, ir::Node* p) {
+  ir::Value* x = Dq(p->input(0));
+  if (!x || !SymI8(x->type()) || !SymI8(q->output()->type())) return false;
+  const float s = Scale(q->output());
+  const float amin = p->op() == "relu" ? 0.f : p->attrs().Float("min", -INFINITY);
+  const float amax = p->op() == "relu" ? INFINITY : p->attrs().Float("max", INFINITY);
+  const int64_t lo = std::isinf(amin) ? -128 : static_cast<int64_t>(std::clamp(std::nearbyint(amin / s), -128.f, 127.f));
+  const int64_t hi = std::isinf(amax) ? 127 : static_cast<int64_t>(std::clamp(std::nearbyint(amax / s), -128.f, 127.f));
+  auto fp = quant::ChooseFixedPoint({double(Scale(x)) / s});
+  if (!fp.ok()) return false;
+  ir::Attrs a;
+  a.Set("multiplier", fp->multiplier);
+  a.Set("shift", static_cast<int64_t>(fp->shift));
+  if (lo != -128) a.Set("act_min", lo);
+  if (hi != 127) a.Set("act_max", hi);
+  ReplaceQuantize(g, q, "requantize", {x}, a);
+  return true;
+}
+
+bool FoldAdd(ir::Graph& g, ir::Node* q, ir::Node* p) {
+  ir::Value* a = Dq(p->input(0));
+  ir::Value* b = Dq(p->input(1));
+  const ir::TensorType& y = q->output()->type();
+  if (!a || !b || !SymI8(a->type()) || !SymI8(b->type()) || !SymI8(y) || a->type().shape != b->type().shape ||
+      a->type().shape != y.shape)
+    return false;
+  auto fp = quant::ChooseAddFixedPoint(double(Scale(a)) / y.quant->scale[0], double(Scale(b)) / y.quant->scale[0]);
+  if (!fp.ok()) return false;
+  int64_t lo, hi;
+  ActBounds(*p, y.quant->scale[0], &lo, &hi);
+  ir::Attrs at;
+  at.Set("multiplier", std::vector<int64_t>{fp->multiplier[0], fp->multiplier[1]});
+  at.Set("shift", std::vector<int64_t>{fp->shift[0], fp->shift[1]});
+  at.Set("post_shift", static_cast<int64_t>(fp->post_shift));
+  if (lo != -128) at.Set("act_min", lo);
+  if (hi != 127) at.Set("act_max", hi);
+  ReplaceQuantize(g, q, "qadd", {a, b}, at);
+  return true;
+}
+
+bool FoldAvgPool(ir::Graph& g, ir::Node* q, ir::Node* p) {
+  ir::Value* x = Dq(p->input(0));
+  const ir::TensorType& y = q->output()->type();
+  if (!x || !SymI8(x->type()) || !SymI8(y) || x->type().rank() != 4) return false;
+  ir::Attrs a;
+  int64_t count;
+  if (p->op() == "global_avg_pool") {
+    a.Set("kernel", std::vector<int64_t>{x->type().shape[2], x->type().shape[3]});
+    count = x->type().shape[2] * x->type().shape[3];
+  } else {
+    if (p->attrs().Int("ceil_mode", 0)) return false;
+    const auto pads = p->attrs().Ints("pads", {0, 0, 0, 0});
+    const bool padded = std::any_of(pads.begin(), pads.end(), [](int64_t v) { return v != 0; });
+    if (padded && !p->attrs().Int("count_include_pad", 0)) return false;  // the divisor would vary
+    const auto k = p->attrs().Ints("kernel");
+    a.Set("kernel", k);
+    a.Set("strides", p->attrs().Ints("strides", {1, 1}));
+    a.Set("pads", pads);
+    count = k[0] * k[1];
+  }
+  auto fp = quant::ChooseFixedPoint({double(Scale(x)) / (y.quant->scale[0] * double(count))});
+  if (!fp.ok()) return false;
+  a.Set("multiplier", fp->multiplier);
+  a.Set("shift", static_cast<int64_t>(fp->shift));
+  ReplaceQuantize(g, q, "qavg_pool", {x}, a);
+  return true;
+}
+
+bool FoldConcat(ir::Graph& g, ir::Node* q, ir::Node* p) {
+  const ir::TensorType& y = q->output()->type();
+  if (!SymI8(y)) return false;
+  std::vector<ir::Value*> xs;
+  for (ir::Value* in : p->inputs()) {
+    ir::Value* x = Dq(in);
+    if (!x || !SymI8(x->type())) return false;
+    xs.push_back(x);
+  }
+  for (ir::Value*& x : xs)
+    if (x->type().quant != y.quant && !(x = Requantize(g, q, x, *y.quant))) return false;
+  ReplaceQuantize(g, q, "concat", xs, p->attrs());
+  return true;
+}
+
+// quantize(dequantize(x)): x itself, or a requantize between int8 scales.
+bool FoldRoundTrip(ir::Graph& g, ir::Node* q, ir::Node* p) {
+  ir::Value* x = p->input(0);
+  const ir::TensorType& y = q->output()->type();
+  if (x->type() == y) {
+    ReplaceQuantize(g, q, "identity", {x}, {});
+    return true;
+  }
+  if (!SymI8(x->type()) || !SymI8(y)) return false;
+  auto fp = quant::ChooseFixedPoint({double(Scale(x)) / y.quant->scale[0]});
+  if (!fp.ok()) return false;
+  ir::Attrs a;
+  a.Set("multiplier", fp->multiplier);
+  a.Set("shift", static_cast<int64_t>(fp->shift));
+  ReplaceQuantize(g, q, "requantize", {x}, a);
+  return true;
+}
+
+}  // namespace
+}  // namespace tessera::passes::qdq
+
+namespace tessera::passes {
+
+StatusOr<PassStats> FoldQdq(ir::Graph& g) {
+  using namespace qdq;
+  PassStats stats;
+  for (bool again = true; again;) {
+    again = false;
+    for (ir::Node* q : g.nodes()) {
+      if (q->op() != "quantize") continue;
+      ir::Node* p = q->input(0)->producer();
+      if (!p || (g.NumUses(p->output()) != 1 && p->op() != "dequantize")) continue;
+      const std::string op = p->op();
+      bool done = false;
+      if (op == "conv") done = FoldConv(g, q, p);
+      else if (op == "gemm" || op == "matmul") done = FoldGemm(g, q, p);
+      else if (op == "add") done = FoldAdd(g, q, p);
+      else if (op == "avg_pool" || op == "global_avg_pool") done = FoldAvgPool(g, q, p);
+      else if (op == "relu" || op == "clip") done = FoldClamp(g, q, p);
+      else if (op == "concat") done = FoldConcat(g, q, p);
+      else if (op == "dequantize") done = FoldRoundTrip(g, q, p);
+      else if (IsMovement(op)) done = FoldMovement(g, q, p);
+      if (!done) continue;
+      stats.Count(op == "dequantize" ? "round trips" : op);
+      again = true;
+      break;  // the node list changed
+    }
+  }
+  // Identity left by a round trip is removed by eliminate-identity; do it here.
+  for (ir::Node* n : g.nodes())
+    if (n->op() == "identity" && !g.IsOutput(n->output())) {
+      g.ReplaceAllUsesWith(n->output(), n->input(0));
+      g.RemoveNode(n);
+    }
+  return stats;
+}
+
+}  // namespace tessera::passes

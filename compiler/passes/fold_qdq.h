@@ -1,0 +1,36 @@
+// Internals of the fold-qdq pass shared by its two files.
+#pragma once
+
+#include <cmath>
+
+#include "compiler/ir/graph.h"
+#include "compiler/passes/pass.h"
+
+namespace tessera::passes::qdq {
+
+// The quantized operand behind v = dequantize(q), or nullptr.
+ir::Value* Dq(const ir::Value* v);
+// i8, per-tensor, zero point 0.
+bool SymI8(const ir::TensorType& t);
+float Scale(const ir::Value* v);
+// Integer activation bounds in the output scale for a fused float clamp:
+// round_half_even(bound / scale) clamped to int8; absent bounds give -128/127.
+void ActBounds(const ir::Node& op, float scale, int64_t* lo, int64_t* hi);
+// int32 bias for per-channel accumulator scales sx * sw[c]: a float constant
+// (rounded half to even) or dequantize(int32 constant). False if neither.
+bool QuantizeBias(const ir::Value* bias, double sx, const std::vector<float>& sw, std::vector<int32_t>* out);
+
+// Replaces quantize node q by a new node (op, inputs, attrs) whose result takes
+// q's name and declared type; removes the nodes this leaves dead.
+ir::Node* ReplaceQuantize(ir::Graph& g, ir::Node* q, const std::string& op, const std::vector<ir::Value*>& inputs,
+                          ir::Attrs attrs);
+// requantize of a symmetric int8 value to another scale (nullptr if the
+// rescale cannot be represented).
+ir::Value* Requantize(ir::Graph& g, ir::Node* before, ir::Value* x, const ir::QuantParams& to, int64_t lo = -128,
+                      int64_t hi = 127);
+
+// Pattern rewrites for q = quantize(p(...)); true when they rewrote.
+bool FoldConv(ir::Graph& g, ir::Node* q, ir::Node* p);
+bool FoldGemm(ir::Graph& g, ir::Node* q, ir::Node* p);
+
+}  // namespace tessera::passes::qdq

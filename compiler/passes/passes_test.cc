@@ -1,0 +1,172 @@
+// Passes preserve what the graph computes: each test runs a graph on the
+// executor before and after the passes and compares, and checks the counts.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "compiler/exec/executor.h"
+#include "compiler/ir/graph.h"
+#include "compiler/ir/parser.h"
+#include "compiler/ir/printer.h"
+#include "compiler/passes/pass_manager.h"
+
+namespace tessera::passes {
+namespace {
+
+std::string Hex(int64_t bytes, std::mt19937& rng, bool small_floats = true) {
+  // Random float32 values in [-1, 1) (or positive for variances) as hex bytes.
+  std::string h;
+  std::uniform_real_distribution<float> u(small_floats ? -1.f : 0.5f, small_floats ? 1.f : 2.f);
+  for (int64_t i = 0; i < bytes / 4; ++i) {
+    float f = u(rng);
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(&f);
+    for (int k = 0; k < 4; ++k) h += fmt::format("{:02x}", p[k]);
+  }
+  return h;
+}
+
+std::vector<ir::Tensor> Execute(const ir::Graph& g, const ir::Tensor& x) {
+  auto ex = exec::Executor::Create(g);
+  EXPECT_TRUE(ex.ok()) << ex.status().ToString();
+  auto out = (*ex)->Run({x});
+  EXPECT_TRUE(out.ok()) << out.status().ToString();
+  return std::move(*out);
+}
+
+float MaxDiff(const ir::Tensor& a, const ir::Tensor& b) {
+  float d = 0;
+  for (int64_t i = 0; i < a.numel(); ++i) d = std::max(d, std::fabs(a.data<float>()[i] - b.data<float>()[i]));
+  return d;
+}
+
+TEST(Passes, FloatPipelinePreservesResults) {
+  std::mt19937 rng(1);
+  const std::string text = "graph @g(%x: f32[1,3,6,6]) {\n"
+                           "  %w: f32[4,3,3,3] = const 0x" + Hex(4 * 27 * 4, rng) + "\n"
+                           "  %g: f32[4] = const 0x" + Hex(16, rng) + "\n"
+                           "  %b: f32[4] = const 0x" + Hex(16, rng) + "\n"
+                           "  %m: f32[4] = const 0x" + Hex(16, rng) + "\n"
+                           "  %v: f32[4] = const 0x" + Hex(16, rng, false) + "\n"
+                           "  %k: f32[1,4,1,1] = const 0x" + Hex(16, rng) + "\n"
+                           "  %fc: f32[64,5] = const 0x" + Hex(64 * 5 * 4, rng) + "\n"
+                           "  %fb: f32[5] = const 0x" + Hex(20, rng) + "\n"
+                           "  %c: f32[1,4,4,4] = conv(%x, %w)\n"
+                           "  %n: f32[1,4,4,4] = batch_norm(%c, %g, %b, %m, %v) {epsilon=0.001}\n"
+                           "  %a: f32[1,4,4,4] = add(%n, %k)\n"
+                           "  %r: f32[1,4,4,4] = relu(%a)\n"
+                           "  %i: f32[1,4,4,4] = identity(%r)\n"
+                           "  %f: f32[1,64] = flatten(%i)\n"
+                           "  %mm: f32[1,5] = matmul(%f, %fc)\n"
+                           "  %mb: f32[1,5] = add(%mm, %fb)\n"
+                           "  %y: f32[1,5] = clip(%mb) {max=0.5, min=-0.25}\n"
+                           "  return %y\n}\n";
+  auto g = ir::ParseGraph(text);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  ir::Tensor x(ir::DType::kF32, {1, 3, 6, 6});
+  for (int i = 0; i < x.numel(); ++i) x.data<float>()[i] = std::sin(0.3f * i);
+  auto before = Execute(**g, x);
+  auto reports = RunPasses(**g, DefaultPipeline());
+  ASSERT_TRUE(reports.ok()) << reports.status().ToString();
+  std::string summary;
+  for (const auto& r : *reports) summary += r.ToString() + "\n";
+  EXPECT_EQ(summary,
+            "eliminate-identity: 1 removed\nconstant-folding: no change\nfold-batchnorm: 1 folded\n"
+            "fuse-bias: 2 fused\nfuse-activation: 2 fused\ndce: 8 constants removed\n");
+  const std::string after_text = ir::PrintGraph(**g);
+  EXPECT_NE(after_text.find("= conv(%x, %w.bn, %k.bias) {act_min=0}"), std::string::npos) << after_text;
+  EXPECT_NE(after_text.find("%y: f32[1,5] = matmul(%f, %fc, %fb.bias) {act_max=0.5, act_min=-0.25}"),
+            std::string::npos)
+      << after_text;
+  auto after = Execute(**g, x);
+  EXPECT_LT(MaxDiff(before[0], after[0]), 1e-5);
+  // Round trip of the pass output.
+  auto again = ir::ParseGraph(after_text);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(ir::PrintGraph(**again), after_text);
+}
+
+TEST(Passes, ConstantFoldingEvaluatesConstantSubgraphs) {
+  auto g = ir::ParseGraph(R"(graph @g(%x: f32[2,3]) {
+  %c: f32[3,2] = const [1, 2, 3, 4, 5, 6]
+  %t: f32[2,3] = transpose(%c) {perm=[1, 0]}
+  %u: f32[2,3] = relu(%t)
+  %y: f32[2,3] = add(%x, %u)
+  return %y
+})");
+  ASSERT_TRUE(g.ok());
+  auto r = RunPasses(**g, {"constant-folding", "dce"});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)[0].ToString(), "constant-folding: 2 folded");
+  EXPECT_EQ(ir::PrintGraph(**g), "graph @g(%x: f32[2,3]) {\n  %u: f32[2,3] = const [1, 3, 5, 2, 4, 6]\n"
+                                 "  %y: f32[2,3] = add(%x, %u)\n  return %y\n}\n");
+}
+
+TEST(Passes, UnknownPassesAreNamed) {
+  auto r = ParsePassList("dce,frobnicate");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message().substr(0, 28), "unknown pass 'frobnicate' (k");
+  auto ok = ParsePassList("dce,,fold-qdq");
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(ok->size(), 2u);
+}
+
+// A QDQ graph computed in float (fake quantization) against its folded int8
+// form: equal up to the requantization rounding difference.
+TEST(Passes, FoldQdqMatchesFakeQuantization) {
+  std::mt19937 rng(9);
+  std::string w;
+  std::uniform_int_distribution<int> u(-127, 127);
+  for (int i = 0; i < 8 * 4 * 9; ++i) w += fmt::format("{:02x}", static_cast<uint8_t>(u(rng)));
+  std::string fcw;
+  for (int i = 0; i < 8 * 3; ++i) fcw += fmt::format("{:02x}", static_cast<uint8_t>(u(rng)));
+  const std::string text = "graph @g(%x: f32[1,4,6,6]) {\n"
+      "  %wq: i8[8,4,3,3]<axis=0, s=[0.01, 0.02, 0.015, 0.01, 0.03, 0.02, 0.01, 0.005]> = const 0x" + w + "\n"
+      "  %bias: f32[8] = const [0.1, -0.2, 0.3, 0, 0.05, -0.05, 0.2, 0.01]\n"
+      "  %fq: i8[8,3]<axis=1, s=[0.02, 0.01, 0.03]> = const 0x" + fcw + "\n"
+      "  %xq: i8[1,4,6,6]<s=0.02> = quantize(%x)\n"
+      "  %xd: f32[1,4,6,6] = dequantize(%xq)\n"
+      "  %wd: f32[8,4,3,3] = dequantize(%wq)\n"
+      "  %c: f32[1,8,6,6] = conv(%xd, %wd, %bias) {act_min=0, pads=[1, 1, 1, 1]}\n"
+      "  %cq: i8[1,8,6,6]<s=0.05> = quantize(%c)\n"
+      "  %cd: f32[1,8,6,6] = dequantize(%cq)\n"
+      "  %s: f32[1,8,6,6] = add(%cd, %cd) {act_max=5}\n"
+      "  %sq: i8[1,8,6,6]<s=0.04> = quantize(%s)\n"
+      "  %sd: f32[1,8,6,6] = dequantize(%sq)\n"
+      "  %p: f32[1,8,3,3] = max_pool(%sd) {kernel=[2, 2], strides=[2, 2]}\n"
+      "  %pq: i8[1,8,3,3]<s=0.04> = quantize(%p)\n"
+      "  %pd: f32[1,8,3,3] = dequantize(%pq)\n"
+      "  %gp: f32[1,8,1,1] = global_avg_pool(%pd)\n"
+      "  %gq: i8[1,8,1,1]<s=0.03> = quantize(%gp)\n"
+      "  %gd: f32[1,8,1,1] = dequantize(%gq)\n"
+      "  %f: f32[1,8] = flatten(%gd)\n"
+      "  %fq8: i8[1,8]<s=0.03> = quantize(%f)\n"
+      "  %fd: f32[1,8] = dequantize(%fq8)\n"
+      "  %fw: f32[8,3] = dequantize(%fq)\n"
+      "  %m: f32[1,3] = matmul(%fd, %fw)\n"
+      "  %mq: i8[1,3]<s=0.01> = quantize(%m)\n"
+      "  %y: f32[1,3] = dequantize(%mq)\n"
+      "  return %y, %sd\n}\n";
+  auto g = ir::ParseGraph(text);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  ir::Tensor x(ir::DType::kF32, {1, 4, 6, 6});
+  for (int i = 0; i < x.numel(); ++i) x.data<float>()[i] = std::sin(0.7f * i) * 2;
+  auto fake = Execute(**g, x);
+  auto r = RunPasses(**g, {"fold-qdq", "dce"});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ((*r)[0].ToString(), "fold-qdq: 1 conv, 1 add, 1 max_pool, 1 global_avg_pool, 1 flatten, 1 matmul");
+  const std::string out = ir::PrintGraph(**g);
+  for (const char* op : {"= qconv(", "= qadd(", "= max_pool(%sq)", "= qavg_pool(", "= flatten(", "= qmatmul("})
+    EXPECT_NE(out.find(op), std::string::npos) << op << "\n" << out;
+  EXPECT_EQ(out.find("= conv("), std::string::npos) << out;
+  auto folded = Execute(**g, x);
+  // Each int8 layer may differ from fake quantization by one step of its scale.
+  EXPECT_LE(MaxDiff(fake[1], folded[1]), 0.04f * 2 + 1e-6) << out;
+  EXPECT_LE(MaxDiff(fake[0], folded[0]), 0.01f * 3 + 1e-6);
+  auto again = ir::ParseGraph(out);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(ir::PrintGraph(**again), out);
+}
+
+}  // namespace
+}  // namespace tessera::passes

@@ -1,0 +1,21 @@
+// Small rewriting helpers shared by passes.
+#pragma once
+
+#include <string>
+
+#include "compiler/ir/graph.h"
+
+namespace tessera::passes {
+
+// Redirects the uses of `from` (the only result of `dead`) to `to` and
+// removes `dead`. A graph output keeps its name: if `from` was one and `to`
+// is an op result that is not itself a graph output, `to` takes the name.
+void Forward(ir::Graph& g, ir::Node* dead, ir::Value* from, ir::Value* to);
+
+// True when `v` has exactly one use, by a node (not a graph output).
+bool SingleNodeUse(const ir::Graph& g, const ir::Value* v);
+
+// The unique user node of v, or nullptr.
+ir::Node* OnlyUser(const ir::Graph& g, const ir::Value* v);
+
+}  // namespace tessera::passes

@@ -1,0 +1,100 @@
+#include "compiler/quant/calibrate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "compiler/exec/executor.h"
+#include "compiler/ir/graph.h"
+
+namespace tessera::quant {
+namespace {
+
+constexpr int kBins = 2048;
+
+struct Stat {
+  float min = INFINITY, max = -INFINITY;
+  std::vector<uint64_t> hist;
+};
+
+// Runs the graph on each piece of the batch, calling f(value name, tensor).
+template <typename F>
+Status ForEachActivation(const ir::Graph& g, const ir::Tensor& batch, F f) {
+  if (g.inputs().size() != 1) return InvalidArgumentError("calibration needs a graph with one input, '{}' has {}", g.name(), g.inputs().size());
+  const ir::Value* in = g.inputs()[0];
+  const ir::Shape& s = in->type().shape;
+  if (in->type().dtype != ir::DType::kF32 || batch.dtype() != ir::DType::kF32)
+    return InvalidArgumentError("calibration data and input '{}' must be f32", in->name());
+  if (s.empty() || batch.rank() != static_cast<int>(s.size()) ||
+      !std::equal(s.begin() + 1, s.end(), batch.shape().begin() + 1) || s[0] == 0 || batch.dim(0) % s[0] != 0)
+    return InvalidArgumentError("calibration data {} does not split into pieces of input '{}' {}",
+                                ir::ShapeToString(batch.shape()), in->name(), ir::ShapeToString(s));
+  TSR_ASSIGN_OR_RETURN(auto ex, exec::Executor::Create(g));
+  const int64_t pieces = batch.dim(0) / s[0];
+  ir::Tensor piece(ir::DType::kF32, s);
+  for (int64_t p = 0; p < pieces; ++p) {
+    std::memcpy(piece.raw(), batch.raw() + p * piece.nbytes(), piece.nbytes());
+    f(in->name(), piece);
+    auto out = ex->Run({piece}, [&](const ir::Node& n, const std::vector<ir::Tensor>& results) {
+      for (int i = 0; i < n.num_outputs(); ++i)
+        if (results[i].dtype() == ir::DType::kF32) f(n.output(i)->name(), results[i]);
+    });
+    if (!out.ok()) return out.status().WithContext("calibration");
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+StatusOr<Ranges> Calibrate(const ir::Graph& g, const ir::Tensor& batch, const CalibrationOptions& opt) {
+  std::unordered_map<std::string, Stat> stats;
+  TSR_RETURN_IF_ERROR(ForEachActivation(g, batch, [&](const std::string& name, const ir::Tensor& t) {
+    Stat& s = stats[name];
+    const float* p = t.data<float>();
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      if (std::isnan(p[i])) continue;
+      s.min = std::min(s.min, p[i]);
+      s.max = std::max(s.max, p[i]);
+    }
+  }));
+  if (opt.observer == Observer::kPercentile) {
+    if (!(opt.percentile > 0 && opt.percentile <= 100))
+      return InvalidArgumentError("percentile {} must be in (0, 100]", opt.percentile);
+    TSR_RETURN_IF_ERROR(ForEachActivation(g, batch, [&](const std::string& name, const ir::Tensor& t) {
+      Stat& s = stats[name];
+      const float lim = std::max(std::fabs(s.min), std::fabs(s.max));
+      if (s.hist.empty()) s.hist.assign(kBins, 0);
+      if (!(lim > 0) || !std::isfinite(lim)) return;
+      const float* p = t.data<float>();
+      for (int64_t i = 0; i < t.numel(); ++i) {
+        if (std::isnan(p[i])) continue;
+        const int b = std::min(kBins - 1, static_cast<int>(std::fabs(p[i]) / lim * kBins));
+        ++s.hist[b];
+      }
+    }));
+  }
+  Ranges ranges;
+  for (auto& [name, s] : stats) {
+    Range r;
+    r.min = std::isfinite(s.min) ? s.min : 0.f;
+    r.max = std::isfinite(s.max) ? s.max : 0.f;
+    r.abs_limit = std::max(std::fabs(r.min), std::fabs(r.max));
+    if (opt.observer == Observer::kPercentile && !s.hist.empty() && r.abs_limit > 0) {
+      uint64_t total = 0;
+      for (uint64_t c : s.hist) total += c;
+      const double want = opt.percentile / 100.0 * static_cast<double>(total);
+      uint64_t acc = 0;
+      for (int b = 0; b < kBins; ++b) {
+        acc += s.hist[b];
+        if (static_cast<double>(acc) >= want) {
+          r.abs_limit = std::min(r.abs_limit, r.abs_limit * static_cast<float>(b + 1) / kBins);
+          break;
+        }
+      }
+    }
+    ranges[name] = r;
+  }
+  return ranges;
+}
+
+}  // namespace tessera::quant

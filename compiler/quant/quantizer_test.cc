@@ -1,0 +1,132 @@
+#include "compiler/quant/quantizer.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "compiler/exec/executor.h"
+#include "compiler/ir/graph.h"
+#include "compiler/ir/parser.h"
+#include "compiler/ir/printer.h"
+#include "compiler/ir/verifier.h"
+
+namespace tessera::quant {
+namespace {
+
+std::string RandomHex(int64_t floats, std::mt19937& rng, float scale) {
+  std::normal_distribution<float> n(0.f, scale);
+  std::string h;
+  for (int64_t i = 0; i < floats; ++i) {
+    float f = n(rng);
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(&f);
+    for (int k = 0; k < 4; ++k) h += fmt::format("{:02x}", p[k]);
+  }
+  return h;
+}
+
+// conv-relu -> conv + residual add-relu -> max_pool -> global avg -> fc -> softmax.
+std::unique_ptr<ir::Graph> SmallNet() {
+  std::mt19937 rng(5);
+  const std::string t = "graph @net(%x: f32[2,3,8,8]) {\n"
+      "  %w1: f32[8,3,3,3] = const 0x" + RandomHex(8 * 27, rng, 0.3f) + "\n"
+      "  %b1: f32[8] = const 0x" + RandomHex(8, rng, 0.1f) + "\n"
+      "  %w2: f32[8,8,3,3] = const 0x" + RandomHex(8 * 72, rng, 0.15f) + "\n"
+      "  %fc: f32[10,8] = const 0x" + RandomHex(80, rng, 0.5f) + "\n"
+      "  %fb: f32[10] = const 0x" + RandomHex(10, rng, 0.1f) + "\n"
+      "  %c1: f32[2,8,8,8] = conv(%x, %w1, %b1) {act_min=0, pads=[1, 1, 1, 1]}\n"
+      "  %c2: f32[2,8,8,8] = conv(%c1, %w2) {pads=[1, 1, 1, 1]}\n"
+      "  %s: f32[2,8,8,8] = add(%c2, %c1) {act_min=0}\n"
+      "  %p: f32[2,8,4,4] = max_pool(%s) {kernel=[2, 2], strides=[2, 2]}\n"
+      "  %g: f32[2,8,1,1] = global_avg_pool(%p)\n"
+      "  %f: f32[2,8] = flatten(%g)\n"
+      "  %l: f32[2,10] = gemm(%f, %fc, %fb) {trans_b=1}\n"
+      "  %y: f32[2,10] = softmax(%l)\n"
+      "  return %y, %l\n}\n";
+  auto g = ir::ParseGraph(t);
+  EXPECT_TRUE(g.ok()) << g.status().ToString();
+  return std::move(*g);
+}
+
+ir::Tensor Batch(int64_t n, std::mt19937& rng) {
+  ir::Tensor t(ir::DType::kF32, {n, 3, 8, 8});
+  std::normal_distribution<float> d(0.f, 1.f);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = d(rng);
+  return t;
+}
+
+TEST(Quantizer, SmallNetBecomesInt8AndStaysClose) {
+  auto g = SmallNet();
+  auto ref = g->Clone();
+  std::mt19937 rng(1);
+  auto report = QuantizePostTraining(*g, Batch(16, rng));
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->ToString(),
+            "quantize: 7 int8 ops, 1 float ops (softmax 'y'); fold-qdq: 2 conv, 1 add, 1 max_pool, 1 global_avg_pool, "
+            "1 flatten, 1 gemm");
+  const std::string text = ir::PrintGraph(*g);
+  EXPECT_NE(text.find("%x.q: i8[2,3,8,8]<s="), std::string::npos) << text;
+  EXPECT_NE(text.find("= qconv(%x.q, %w1.q, %c1.bias_q) {act_min=0, multiplier=["), std::string::npos) << text;
+  EXPECT_NE(text.find("%l: f32[2,10] = dequantize("), std::string::npos) << text;
+  auto again = ir::ParseGraph(text);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(ir::PrintGraph(**again), text);
+  // Compare logits on fresh data.
+  ir::Tensor x = Batch(2, rng);
+  auto fe = exec::Executor::Create(*ref);
+  auto qe = exec::Executor::Create(*g);
+  ASSERT_TRUE(fe.ok() && qe.ok());
+  auto fo = (*fe)->Run({x});
+  auto qo = (*qe)->Run({x});
+  ASSERT_TRUE(fo.ok() && qo.ok());
+  double num = 0, den = 0;
+  for (int i = 0; i < 20; ++i) {
+    const double a = (*fo)[1].data<float>()[i], b = (*qo)[1].data<float>()[i];
+    num += (a - b) * (a - b);
+    den += a * a;
+  }
+  EXPECT_LT(std::sqrt(num / den), 0.05) << "relative logit error";
+}
+
+TEST(Quantizer, WeightsArePerChannelSymmetric) {
+  ir::Tensor w(ir::DType::kF32, {2, 3});
+  const float v[6] = {0.5f, -1.f, 0.25f, 0.f, 0.f, 0.f};
+  std::copy(v, v + 6, w.data<float>());
+  std::vector<float> s;
+  ir::Tensor q = QuantizeWeights(w, 0, &s);
+  EXPECT_EQ(s, (std::vector<float>{1.f / 127, 1.f}));
+  EXPECT_EQ(q.data<int8_t>()[0], 64);  // 63.5 rounds half to even
+  EXPECT_EQ(q.data<int8_t>()[1], -127);
+  EXPECT_EQ(q.data<int8_t>()[2], 32);  // 31.75
+  ir::Tensor q1 = QuantizeWeights(w, 1, &s);
+  EXPECT_EQ(s.size(), 3u);
+  EXPECT_EQ(q1.data<int8_t>()[1], -127);
+}
+
+TEST(Quantizer, PercentileIgnoresOutliers) {
+  auto g = ir::ParseGraph("graph @g(%x: f32[1,1000]) {\n  %y: f32[1,1000] = relu(%x)\n  return %y\n}\n");
+  ASSERT_TRUE(g.ok());
+  ir::Tensor x(ir::DType::kF32, {4, 1000});
+  for (int i = 0; i < 4000; ++i) x.data<float>()[i] = (i % 1000) / 1000.f;
+  x.data<float>()[7] = 100.f;  // one outlier
+  auto mm = Calibrate(**g, x);
+  CalibrationOptions po;
+  po.observer = Observer::kPercentile;
+  po.percentile = 99.9;
+  auto pc = Calibrate(**g, x, po);
+  ASSERT_TRUE(mm.ok() && pc.ok());
+  EXPECT_EQ(mm->at("x").abs_limit, 100.f);
+  EXPECT_LT(pc->at("x").abs_limit, 1.1f);
+  EXPECT_GT(pc->at("x").abs_limit, 0.9f);
+}
+
+TEST(Quantizer, CalibrationDataMustFitTheInput) {
+  auto g = SmallNet();
+  ir::Tensor bad(ir::DType::kF32, {3, 3, 8, 8});
+  auto r = QuantizePostTraining(*g, bad);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "calibration data [3,3,8,8] does not split into pieces of input 'x' [2,3,8,8]");
+}
+
+}  // namespace
+}  // namespace tessera::quant
