@@ -93,8 +93,8 @@ StatusOr<ir::Value*> ImportContext::WithQuant(const onnx::NodeProto& n, ir::Valu
   ir::TensorType t(v->type().dtype, v->type().shape, q);
   Status s = ir::ValidateQuant(t, fmt::format("quantization of '{}'", v->name()));
   if (!s.ok()) return Error(n, "{}", s.message());
-  if (v->is_constant()) return graph_->AddConstant(NewName(v->name()), v->data_ptr(), q);
-  return EmitInternal(n, "quant_cast", {v}, {}, v->name(), t);
+  if (v->is_constant()) return graph_->AddConstant(NewName(v->name() + ".q"), v->data_ptr(), q);
+  return EmitInternal(n, "quant_cast", {v}, {}, v->name() + ".q", t);
 }
 
 AttrReader::AttrReader(const ImportContext& ctx, const onnx::NodeProto& n) : ctx_(ctx), node_(n) {

@@ -34,8 +34,9 @@ StatusOr<PassStats> FoldBatchNorm(ir::Graph& g) {
       const float b = conv->num_inputs() > 2 ? conv->input(2)->data().data<float>()[c] : 0.f;
       nb.data<float>()[c] = (b - mean[c]) * a + beta[c];
     }
-    conv->SetInput(1, g.AddConstant(g.UniqueName(conv->input(1)->name() + ".bn"), std::move(nw)));
-    ir::Value* bias = g.AddConstant(g.UniqueName(conv->input(1)->name() + ".bn_bias"), std::move(nb));
+    const std::string wname = conv->input(1)->name();
+    conv->SetInput(1, g.AddConstant(g.UniqueName(wname + ".bn"), std::move(nw)));
+    ir::Value* bias = g.AddConstant(g.UniqueName(wname + ".bn_bias"), std::move(nb));
     if (conv->num_inputs() > 2) conv->SetInput(2, bias);
     else conv->AddInput(bias);
     Forward(g, bn, bn->output(), conv->output());

@@ -63,7 +63,10 @@ ir::Node* ReplaceQuantize(ir::Graph& g, ir::Node* q, const std::string& op, cons
                           ir::Attrs attrs) {
   ir::Value* old = q->output();
   const std::string name = old->name();
-  ir::Node* n = g.AddNode(op, inputs, {g.UniqueName(name + ".q")}, std::move(attrs), q->name(), q);
+  // The new node carries the name of the layer it replaces (else the quantize's).
+  const ir::Node* p = q->input(0)->producer();
+  const std::string node_name = p && !p->name().empty() && p->op() != "dequantize" ? p->name() : q->name();
+  ir::Node* n = g.AddNode(op, inputs, {g.UniqueName(name + ".q")}, std::move(attrs), node_name, q);
   n->output()->set_type(old->type());
   std::vector<ir::TensorType> types;
   Status s = ir::InferNodeTypes(*n, &types);

@@ -50,7 +50,8 @@ const PassInfo* FindPass(const std::string& name) {
 }
 
 std::vector<std::string> DefaultPipeline() {
-  return {"eliminate-identity", "constant-folding", "fold-batchnorm", "fuse-bias", "fuse-activation", "dce"};
+  return {"eliminate-identity", "constant-folding", "fold-batchnorm", "fuse-bias", "fuse-activation", "fold-qdq",
+          "dce"};
 }
 
 StatusOr<std::vector<std::string>> ParsePassList(const std::string& list) {

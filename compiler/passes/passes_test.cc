@@ -72,7 +72,7 @@ TEST(Passes, FloatPipelinePreservesResults) {
   for (const auto& r : *reports) summary += r.ToString() + "\n";
   EXPECT_EQ(summary,
             "eliminate-identity: 1 removed\nconstant-folding: no change\nfold-batchnorm: 1 folded\n"
-            "fuse-bias: 2 fused\nfuse-activation: 2 fused\ndce: 8 constants removed\n");
+            "fuse-bias: 2 fused\nfuse-activation: 2 fused\nfold-qdq: no change\ndce: 8 constants removed\n");
   const std::string after_text = ir::PrintGraph(**g);
   EXPECT_NE(after_text.find("= conv(%x, %w.bn, %k.bias) {act_min=0}"), std::string::npos) << after_text;
   EXPECT_NE(after_text.find("%y: f32[1,5] = matmul(%f, %fc, %fb.bias) {act_max=0.5, act_min=-0.25}"),

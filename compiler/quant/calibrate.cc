@@ -27,8 +27,10 @@ Status ForEachActivation(const ir::Graph& g, const ir::Tensor& batch, F f) {
     return InvalidArgumentError("calibration data and input '{}' must be f32", in->name());
   if (s.empty() || batch.rank() != static_cast<int>(s.size()) ||
       !std::equal(s.begin() + 1, s.end(), batch.shape().begin() + 1) || s[0] == 0 || batch.dim(0) % s[0] != 0)
-    return InvalidArgumentError("calibration data {} does not split into pieces of input '{}' {}",
-                                ir::ShapeToString(batch.shape()), in->name(), ir::ShapeToString(s));
+    return InvalidArgumentError(
+        "calibration data {} does not fit input '{}' {}: it needs the same shape apart from a batch that is a "
+        "multiple of {}",
+        ir::ShapeToString(batch.shape()), in->name(), ir::ShapeToString(s), s.empty() ? 0 : s[0]);
   TSR_ASSIGN_OR_RETURN(auto ex, exec::Executor::Create(g));
   const int64_t pieces = batch.dim(0) / s[0];
   ir::Tensor piece(ir::DType::kF32, s);

@@ -125,7 +125,8 @@ TEST(Quantizer, CalibrationDataMustFitTheInput) {
   ir::Tensor bad(ir::DType::kF32, {3, 3, 8, 8});
   auto r = QuantizePostTraining(*g, bad);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().message(), "calibration data [3,3,8,8] does not split into pieces of input 'x' [2,3,8,8]");
+  EXPECT_EQ(r.status().message(), "calibration data [3,3,8,8] does not fit input 'x' [2,3,8,8]: it needs the same shape apart "
+                                  "from a batch that is a multiple of 2");
 }
 
 }  // namespace
