@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "compiler/exec/gemm.h"
+#include "compiler/exec/igemm_s8.h"
 #include "compiler/exec/kernel.h"
 #include "compiler/exec/scratch.h"
 #include "isa/alu.h"
@@ -38,14 +39,14 @@ ConvGeom ReadGeom(const ir::Node& node) {
 }
 
 // col[(c * kh + i) * kw + j][oh * OW + ow] = x[c][ih][iw] - zp (0 outside).
-template <typename T>
-void Im2Col(const T* x, int64_t channels, const ConvGeom& g, float zp, float* col) {
+template <typename T, typename Out = float>
+void Im2Col(const T* x, int64_t channels, const ConvGeom& g, Out zp, Out* col) {
   const int64_t P = g.p();
   for (int64_t c = 0; c < channels; ++c) {
     const T* xc = x + c * g.h * g.w;
     for (int64_t i = 0; i < g.kh; ++i) {
       for (int64_t j = 0; j < g.kw; ++j) {
-        float* row = col + ((c * g.kh + i) * g.kw + j) * P;
+        Out* row = col + ((c * g.kh + i) * g.kw + j) * P;
         // Output columns whose input column is inside [0, W).
         const int64_t off = j * g.dw - g.pl;
         int64_t ow0 = off >= 0 ? 0 : (-off + g.sw - 1) / g.sw;
@@ -53,20 +54,20 @@ void Im2Col(const T* x, int64_t channels, const ConvGeom& g, float zp, float* co
         ow0 = std::min(ow0, g.ow);
         ow1 = std::clamp(ow1, ow0, g.ow);
         for (int64_t oh = 0; oh < g.oh; ++oh) {
-          float* r = row + oh * g.ow;
+          Out* r = row + oh * g.ow;
           const int64_t ih = oh * g.sh - g.pt + i * g.dh;
           if (ih < 0 || ih >= g.h) {
-            std::fill(r, r + g.ow, 0.f);
+            std::fill(r, r + g.ow, Out{0});
             continue;
           }
           const T* src = xc + ih * g.w + off;
-          std::fill(r, r + ow0, 0.f);
+          std::fill(r, r + ow0, Out{0});
           if (g.sw == 1) {
-            for (int64_t ow = ow0; ow < ow1; ++ow) r[ow] = static_cast<float>(src[ow]) - zp;
+            for (int64_t ow = ow0; ow < ow1; ++ow) r[ow] = static_cast<Out>(static_cast<Out>(src[ow]) - zp);
           } else {
-            for (int64_t ow = ow0; ow < ow1; ++ow) r[ow] = static_cast<float>(src[ow * g.sw]) - zp;
+            for (int64_t ow = ow0; ow < ow1; ++ow) r[ow] = static_cast<Out>(static_cast<Out>(src[ow * g.sw]) - zp);
           }
-          std::fill(r + ow1, r + g.ow, 0.f);
+          std::fill(r + ow1, r + g.ow, Out{0});
         }
       }
     }
@@ -243,27 +244,63 @@ StatusOr<KernelFn> MakeConvTranspose(const ir::Node& node) {
   });
 }
 
-// qconv: y = clamp(MULSHR(acc + bias[m], M[m], shift), act_min, act_max).
+// Packed int8 weights per group, built once for constant weights.
+struct S8Cache {
+  std::vector<PackedS8> groups;
+  std::vector<int32_t> depthwise;  // depthwise convs run the direct loop
+  bool constant = false;
+  void Build(const Tensor& w, const ConvGeom& g) {
+    groups.clear();
+    depthwise.clear();
+    const int8_t* p = w.data<int8_t>();
+    if (g.depthwise()) {
+      depthwise.assign(p, p + w.numel());
+      return;
+    }
+    for (int64_t grp = 0; grp < g.group; ++grp) groups.push_back(PackS8(p + grp * g.mg() * g.k(), g.mg(), g.k()));
+  }
+};
+
+// qconv: acc = int32 sum of x * w (exact); then per element
+// y = MIN(MAX(MULSHR(ADD(acc, bias[m]), M[m], shift), act_min), act_max) via alu::Requantize.
 StatusOr<KernelFn> MakeQConv(const ir::Node& node) {
   const ConvGeom g = ReadGeom(node);
   const Requant rq = ReadRequant(node);
-  auto wc = std::make_shared<WeightCache>();
-  wc->Init(node, 1, {0});
-  return KernelFn([g, rq, wc](const Operands& in, std::vector<Tensor>& out) -> Status {
-    std::vector<float> tmp;
-    const float* wf = wc->Get(*in[1], tmp);
-    const int64_t P = g.p();
+  auto cache = std::make_shared<S8Cache>();
+  if (node.input(1)->is_constant()) {
+    cache->Build(node.input(1)->data(), g);
+    cache->constant = true;
+  }
+  return KernelFn([g, rq, cache](const Operands& in, std::vector<Tensor>& out) -> Status {
+    S8Cache local;
+    const S8Cache* w = cache.get();
+    if (!cache->constant) {
+      local.Build(*in[1], g);
+      w = &local;
+    }
+    const int64_t P = g.p(), K = g.k(), Mg = g.mg(), Cg = g.cg();
     int32_t* acc = ScratchAs<int32_t>(2, g.m * P);
+    int8_t* col = g.pointwise() || g.depthwise() ? nullptr : ScratchAs<int8_t>(0, K * P);
     const int32_t* bias = in.size() > 2 ? in[2]->data<int32_t>() : nullptr;
     for (int64_t n = 0; n < g.n; ++n) {
-      IntConv(in[0]->data<int8_t>() + n * g.c * g.h * g.w, 0, wf, g, acc);
+      const int8_t* xn = in[0]->data<int8_t>() + n * g.c * g.h * g.w;
+      if (g.depthwise()) {
+        Depthwise<int32_t, int8_t>(xn, 0, w->depthwise.data(), g, acc);
+      } else {
+        for (int64_t grp = 0; grp < g.group; ++grp) {
+          const int8_t* xg = xn + grp * Cg * g.h * g.w;
+          if (col) Im2Col<int8_t, int8_t>(xg, Cg, g, 0, col);
+          GemmS8(w->groups[grp], col ? col : xg, P, acc + grp * Mg * P, P);
+        }
+      }
       int8_t* y = out[0].data<int8_t>() + n * g.m * P;
+      const int shift = rq.shift;
+      const int64_t lo = rq.lo, hi = rq.hi;  // locals: int8 stores may alias captured state
       for (int64_t m = 0; m < g.m; ++m) {
         const int64_t b = bias ? bias[m] : 0, mult = rq.M(m);
         const int32_t* a = acc + m * P;
         int8_t* ym = y + m * P;
-        for (int64_t p = 0; p < P; ++p)
-          ym[p] = static_cast<int8_t>(alu::Requantize(a[p], b, mult, rq.shift, rq.lo, rq.hi, 32));
+        for (int64_t p = 0; p < P; ++p) ym[p] = static_cast<int8_t>(alu::Requantize(a[p], b, mult, shift, lo, hi, 32));
       }
     }
     return OkStatus();

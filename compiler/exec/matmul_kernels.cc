@@ -154,10 +154,12 @@ StatusOr<KernelFn> MakeQMatMul(const ir::Node& node) {
     IgemmExact(rows, n, k, xf, k, wt, n, acc, n, false);
     const int32_t* bias = in.size() > 2 ? in[2]->data<int32_t>() : nullptr;
     int8_t* y = out[0].data<int8_t>();
+    const int shift = rq.shift;
+    const int64_t lo = rq.lo, hi = rq.hi;
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t c = 0; c < n; ++c)
-        y[r * n + c] = static_cast<int8_t>(
-            alu::Requantize(acc[r * n + c], bias ? bias[c] : 0, rq.M(c), rq.shift, rq.lo, rq.hi, 32));
+        y[r * n + c] =
+            static_cast<int8_t>(alu::Requantize(acc[r * n + c], bias ? bias[c] : 0, rq.M(c), shift, lo, hi, 32));
     return OkStatus();
   });
 }

@@ -30,19 +30,27 @@ PoolGeom ReadPool(const ir::Node& node) {
 // (the same as padding with the type's lowest value).
 template <typename T>
 void MaxPool(const PoolGeom& g, const T* x, T* y) {
+  T lowest = std::numeric_limits<T>::lowest();
+  if constexpr (std::is_same_v<T, float>) lowest = -INFINITY;
   for (int64_t nc = 0; nc < g.n * g.c; ++nc) {
     const T* xc = x + nc * g.h * g.w;
     T* yc = y + nc * g.oh * g.ow;
     for (int64_t oh = 0; oh < g.oh; ++oh)
       for (int64_t ow = 0; ow < g.ow; ++ow) {
-        T m = std::numeric_limits<T>::lowest();
-        if constexpr (std::is_same_v<T, float>) m = -INFINITY;
-        for (int64_t i = 0; i < g.kh; ++i) {
-          const int64_t ih = oh * g.sh - g.pt + i * g.dh;
-          if (ih < 0 || ih >= g.h) continue;
-          for (int64_t j = 0; j < g.kw; ++j) {
-            const int64_t iw = ow * g.sw - g.pl + j * g.dw;
-            if (iw >= 0 && iw < g.w) m = std::max(m, xc[ih * g.w + iw]);
+        T m = lowest;
+        const int64_t h0 = oh * g.sh - g.pt, w0 = ow * g.sw - g.pl;
+        if (g.dh == 1 && g.dw == 1) {  // in-bounds window rows and columns, no per-element test
+          const int64_t h1 = std::min(h0 + g.kh, g.h), w1 = std::min(w0 + g.kw, g.w);
+          for (int64_t ih = std::max<int64_t>(h0, 0); ih < h1; ++ih)
+            for (int64_t iw = std::max<int64_t>(w0, 0); iw < w1; ++iw) m = std::max(m, xc[ih * g.w + iw]);
+        } else {
+          for (int64_t i = 0; i < g.kh; ++i) {
+            const int64_t ih = h0 + i * g.dh;
+            if (ih < 0 || ih >= g.h) continue;
+            for (int64_t j = 0; j < g.kw; ++j) {
+              const int64_t iw = w0 + j * g.dw;
+              if (iw >= 0 && iw < g.w) m = std::max(m, xc[ih * g.w + iw]);
+            }
           }
         }
         yc[oh * g.ow + ow] = m;

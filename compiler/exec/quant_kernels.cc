@@ -71,13 +71,16 @@ StatusOr<KernelFn> MakeQAdd(const ir::Node& node) {
     const int8_t* a = in[0]->data<int8_t>();
     const int8_t* b = in[1]->data<int8_t>();
     int8_t* y = out[0].data<int8_t>();
-    for (int64_t i = 0; i < in[0]->numel(); ++i) {
-      int64_t ta = alu::Apply(AluOp::kMulShr, a[i], m[0], s[0], 32);
-      const int64_t tb = alu::Apply(AluOp::kMulShr, b[i], m[1], s[1], 32);
+    // Locals: int8 stores may alias anything, so captured values would be reloaded every element.
+    const int64_t m0 = m[0], m1 = m[1], s0 = s[0], s1 = s[1], ps = post, l = lo, h = hi;
+    const int64_t n = in[0]->numel();
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t ta = alu::Apply(AluOp::kMulShr, a[i], m0, s0, 32);
+      const int64_t tb = alu::Apply(AluOp::kMulShr, b[i], m1, s1, 32);
       ta = alu::Apply(AluOp::kAdd, ta, tb, 0, 32);
-      ta = alu::Apply(AluOp::kShr, ta, post, 0, 32);
-      ta = alu::Apply(AluOp::kMax, ta, lo, 0, 32);
-      y[i] = static_cast<int8_t>(alu::Apply(AluOp::kMin, ta, hi, 0, 32));
+      ta = alu::Apply(AluOp::kShr, ta, ps, 0, 32);
+      ta = alu::Apply(AluOp::kMax, ta, l, 0, 32);
+      y[i] = static_cast<int8_t>(alu::Apply(AluOp::kMin, ta, h, 0, 32));
     }
     return OkStatus();
   });
@@ -93,11 +96,19 @@ StatusOr<KernelFn> MakeRequantize(const ir::Node& node) {
   return KernelFn([=](const Operands& in, std::vector<Tensor>& out) -> Status {
     const Tensor& x = *in[0];
     int8_t* y = out[0].data<int8_t>();
-    const bool wide = x.dtype() == DType::kI32;
-    for (int64_t i = 0; i < x.numel(); ++i) {
-      const int64_t c = rq.multiplier.size() == 1 ? 0 : (i / inner) % channels;
-      const int64_t v = wide ? x.data<int32_t>()[i] : x.data<int8_t>()[i];
-      y[i] = static_cast<int8_t>(alu::Requantize(v, 0, rq.M(c), rq.shift, rq.lo, rq.hi, 32));
+    const int shift = rq.shift;
+    const int64_t lo = rq.lo, hi = rq.hi, per_channel = rq.multiplier.size() > 1;
+    for (int64_t i0 = 0; i0 < x.numel(); i0 += inner) {
+      const int64_t mult = rq.M(per_channel ? (i0 / inner) % channels : 0);
+      if (x.dtype() == DType::kI32) {
+        const int32_t* xs = x.data<int32_t>() + i0;
+        for (int64_t i = 0; i < inner; ++i)
+          y[i0 + i] = static_cast<int8_t>(alu::Requantize(xs[i], 0, mult, shift, lo, hi, 32));
+      } else {
+        const int8_t* xs = x.data<int8_t>() + i0;
+        for (int64_t i = 0; i < inner; ++i)
+          y[i0 + i] = static_cast<int8_t>(alu::Requantize(xs[i], 0, mult, shift, lo, hi, 32));
+      }
     }
     return OkStatus();
   });

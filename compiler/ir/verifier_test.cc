@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "compiler/ir/graph.h"
+#include "compiler/ir/ops.h"
 #include "compiler/ir/parser.h"
 
 namespace tessera::ir {
@@ -100,6 +104,20 @@ TEST(Verifier, StructuralErrors) {
   EXPECT_TRUE(Verify(g).ok());
   g.MoveBefore(b, a);  // breaks the topological order
   EXPECT_EQ(Verify(g).message(), "node producing '%b' (relu): input 0 '%a' is used before it is defined");
+}
+
+}  // namespace
+}  // namespace tessera::ir
+
+namespace tessera::ir {
+namespace {
+
+// docs/compiler.md documents every op of the table (tests run from the repository root).
+TEST(Docs, CompilerMdNamesEveryOp) {
+  std::ifstream in("docs/compiler.md");
+  ASSERT_TRUE(in.good()) << "run from the repository root";
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const OpDef& op : AllOps()) EXPECT_NE(doc.find("`" + op.name + "`"), std::string::npos) << op.name;
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "compiler/exec/executor.h"
 #include "compiler/ir/graph.h"
@@ -207,9 +208,23 @@ TEST(Importer, UnsupportedOpsAttributesAndOpsets) {
   IntsAttr(p3, "kernel_shape", {2, 2, 2});
   Output(d, "y", {1, 1, 3, 3, 3});
   EXPECT_EQ(ImportError(d), "m.onnx: node 'pool3d' (MaxPool): only 2-D (NCHW) inputs are supported, input 'x' has rank 5");
-  onnx::ModelProto old = SmallCnn();
-  old.mutable_opset_import(0)->set_version(9);
-  EXPECT_EQ(ImportError(old), "m.onnx: opset 9 is not supported (11..17 are)");
+  onnx::ModelProto future = SmallCnn();
+  future.mutable_opset_import(0)->set_version(18);
+  EXPECT_EQ(ImportError(future), "m.onnx: opset 18 is not supported (11..17 are)");
+  // Older opsets: accepted node by node when the op's definition is the one of opset 11.
+  onnx::ModelProto old = NewModel(10);
+  Input(old, "x", {1, 2, 4, 4});
+  Init(old, "w", {3, 2, 1, 1}, {1, 2, 3, 4, 5, 6});
+  Node(old, "GlobalAveragePool", {"x"}, {"p"}, "gap");
+  Node(old, "Conv", {"p", "w"}, {"y"}, "conv10");
+  Output(old, "y", {1, 3, 1, 1});
+  EXPECT_EQ(ImportError(old), "m.onnx: node 'conv10' (Conv): the opset 10 definition of Conv (version 1) differs from "
+                              "opset 11's (version 11); re-export with opset >= 11");
+  onnx::ModelProto ok10 = NewModel(10);
+  Input(ok10, "x", {1, 2, 4, 4});
+  Node(ok10, "GlobalAveragePool", {"x"}, {"y"}, "gap");
+  Output(ok10, "y", {1, 2, 1, 1});
+  EXPECT_TRUE(ImportOnnxBytes(Bytes(ok10), "m.onnx", "").ok());
   onnx::ModelProto dom = SmallCnn();
   dom.mutable_graph()->mutable_node(1)->set_domain("com.microsoft");
   auto* o = dom.add_opset_import();
@@ -291,6 +306,21 @@ TEST_F(ExternalData, EscapingPathsAreRefused) {
   EXPECT_NE(Import("link.bin").find("escapes the model's folder"), std::string::npos);
   EXPECT_NE(Import("missing.bin").find("not found"), std::string::npos);
   EXPECT_NE(Import("w.bin", "40").find("past the end"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tessera::frontend
+
+namespace tessera::frontend {
+namespace {
+
+TEST(Importer, DocsListEverySupportedOnnxOp) {
+  std::ifstream in("docs/compiler.md");
+  ASSERT_TRUE(in.good()) << "run from the repository root";
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string table = doc.substr(doc.find("**Supported ops and attributes**"));
+  for (const std::string& op : SupportedOnnxOps())
+    EXPECT_NE(table.find(op), std::string::npos) << op << " is missing from docs/compiler.md";
 }
 
 }  // namespace
