@@ -250,12 +250,14 @@ Status ParseInto(const Json& root, const std::string& source, HwConfig& c) {
   TSR_ASSIGN_OR_RETURN(ObjectReader dram, top.Object("dram"));
   TSR_RETURN_IF_ERROR(dram.IntAs("size_bytes", 1 << 20, int64_t{1} << 36, &c.dram_size_bytes));
   TSR_RETURN_IF_ERROR(dram.IntAs("latency_cycles", 1, 100000, &c.dram_latency_cycles));
+  TSR_RETURN_IF_ERROR(dram.IntAs("max_outstanding", 1, 256, &c.dram_max_outstanding));
   TSR_RETURN_IF_ERROR(dram.Pow2("bytes_per_cycle", 1, 256, &v));
   c.dram_bytes_per_cycle = static_cast<int>(v);
   TSR_RETURN_IF_ERROR(dram.Finish());
 
   TSR_ASSIGN_OR_RETURN(ObjectReader q, top.Object("queues"));
   TSR_RETURN_IF_ERROR(q.IntAs("command_depth", 1, 65536, &c.command_queue_depth));
+  TSR_RETURN_IF_ERROR(q.IntAs("fetch_buffer", 1, 65536, &c.fetch_buffer));
   TSR_RETURN_IF_ERROR(q.IntAs("token_depth", 1, 65536, &c.token_queue_depth));
   TSR_RETURN_IF_ERROR(q.Finish());
 
@@ -337,8 +339,9 @@ std::string HwConfigToJson(const HwConfig& c) {
   j["scratchpads"] = {{"inp_bytes", c.inp_bytes}, {"wgt_bytes", c.wgt_bytes},
                       {"acc_bytes", c.acc_bytes}, {"uop_bytes", c.uop_bytes}};
   j["dram"] = {{"size_bytes", c.dram_size_bytes}, {"latency_cycles", c.dram_latency_cycles},
-               {"bytes_per_cycle", c.dram_bytes_per_cycle}};
-  j["queues"] = {{"command_depth", c.command_queue_depth}, {"token_depth", c.token_queue_depth}};
+               {"max_outstanding", c.dram_max_outstanding}, {"bytes_per_cycle", c.dram_bytes_per_cycle}};
+  j["queues"] = {{"command_depth", c.command_queue_depth}, {"fetch_buffer", c.fetch_buffer},
+                 {"token_depth", c.token_queue_depth}};
   j["timing"] = {{"dma_setup_cycles", c.dma_setup_cycles},
                  {"gemm_pipeline_depth", c.gemm_pipeline_depth},
                  {"alu_pipeline_depth", c.alu_pipeline_depth}};
@@ -362,9 +365,10 @@ std::string DescribeHwConfig(const HwConfig& c) {
   line("    out        {:>9}  {:>10}  {:>7}  {:>10}", c.acc_entries * c.out_tile_bytes, c.out_tile_bytes,
        c.acc_entries, c.acc_idx_bits);
   line("    uop        {:>9}  {:>10}  {:>7}  {:>10}", c.uop_bytes, kUopBytes, c.uop_entries, c.uop_idx_bits);
-  line("  dram                {} bytes, latency {} cycles, {} bytes/cycle", c.dram_size_bytes,
-       c.dram_latency_cycles, c.dram_bytes_per_cycle);
-  line("  queues              command depth {}, token depth {}", c.command_queue_depth, c.token_queue_depth);
+  line("  dram                {} bytes, latency {} cycles, {} bytes/cycle, {} bursts in flight", c.dram_size_bytes,
+       c.dram_latency_cycles, c.dram_bytes_per_cycle, c.dram_max_outstanding);
+  line("  queues              command depth {}, fetch buffer {}, token depth {}", c.command_queue_depth,
+       c.fetch_buffer, c.token_queue_depth);
   line("  timing              dma setup {} cycles, gemm pipeline {}, alu pipeline {}", c.dma_setup_cycles,
        c.gemm_pipeline_depth, c.alu_pipeline_depth);
   for (int f = 0; f < kNumFormats; ++f) {

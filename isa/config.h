@@ -42,7 +42,9 @@ struct HwConfig {
   uint64_t dram_size_bytes = 0;                     // dram.size_bytes
   int dram_latency_cycles = 0;                      // dram.latency_cycles
   int dram_bytes_per_cycle = 0;                     // dram.bytes_per_cycle
+  int dram_max_outstanding = 0;                     // dram.max_outstanding (bursts in flight)
   int command_queue_depth = 0;                      // queues.command_depth
+  int fetch_buffer = 0;                             // queues.fetch_buffer (instructions)
   int token_queue_depth = 0;                        // queues.token_depth
   int dma_setup_cycles = 0;                         // timing.dma_setup_cycles
   int gemm_pipeline_depth = 0;                      // timing.gemm_pipeline_depth

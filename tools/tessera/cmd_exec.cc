@@ -5,10 +5,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "isa/asm.h"
 #include "isa/base/file.h"
+#include "sim/cycle_sim.h"
 #include "sim/dram.h"
 #include "sim/loader.h"
 #include "sim/ref.h"
+#include "sim/trace.h"
 #include "tools/tessera/cli.h"
 #include "tools/tessera/common.h"
 
@@ -16,7 +19,9 @@ namespace tessera::cli {
 namespace {
 
 struct ExecOpts {
-  std::string program, config, target = "ref", dram_in, dram_out, stats_json;
+  std::string program, config, target = "ref", dram_in, dram_out, stats_json, trace, insn_log;
+  bool timing_only = false;
+  int64_t max_cycles = 0;
   std::vector<std::string> dump;
   bool no_race_check = false;
 };
@@ -57,8 +62,41 @@ Status RunExec(const ExecOpts& o, bool* expectations_failed) {
     std::printf("ref: %lld instructions, %lld MACs, DRAM read %lld B, written %lld B\n",
                 static_cast<long long>(s.total_insns()), static_cast<long long>(s.macs),
                 static_cast<long long>(s.total_dram_read_bytes()), static_cast<long long>(s.dram_write_bytes));
+  } else if (o.target == "sim") {
+    CycleSim sim(cfg, &dram);
+    CycleOptions opts;
+    opts.compute_data = !o.timing_only;
+    opts.record_instructions = !o.insn_log.empty();
+    opts.max_cycles = o.max_cycles;
+    ChromeTrace trace(cfg.clock_mhz);
+    if (!o.trace.empty()) opts.trace = &trace;
+    TSR_RETURN_IF_ERROR(sim.Run(prog.text_addr, static_cast<int64_t>(prog.insns.size()), opts).WithContext(o.program));
+    const CycleStats& s = sim.stats();
+    s.AddToJson(&stats);
+    std::printf("sim: %lld cycles (%.3f ms at %g MHz), %lld instructions, %lld MACs, GEMM utilization %.1f%%, "
+                "DRAM read %lld B, written %lld B\n",
+                static_cast<long long>(s.cycles), s.cycles / cfg.clock_mhz / 1000.0, cfg.clock_mhz,
+                static_cast<long long>(s.exec.total_insns()), static_cast<long long>(s.gemm_macs),
+                100.0 * s.gemm_utilization, static_cast<long long>(s.exec.total_dram_read_bytes()),
+                static_cast<long long>(s.exec.dram_write_bytes));
+    std::printf("  %-8s %10s %10s %10s %10s %10s\n", "module", "busy", "wait_token", "wait_queue", "wait_mem", "idle");
+    const std::pair<const char*, const ModuleCycles*> rows[] = {
+        {"fetch", &s.fetch}, {"load", &s.load}, {"compute", &s.compute}, {"store", &s.store}};
+    for (const auto& [name, m] : rows)
+      std::printf("  %-8s %10lld %10lld %10lld %10lld %10lld\n", name, static_cast<long long>(m->busy),
+                  static_cast<long long>(m->wait_token), static_cast<long long>(m->wait_queue),
+                  static_cast<long long>(m->wait_memory), static_cast<long long>(m->idle));
+    if (!o.trace.empty()) TSR_RETURN_IF_ERROR(trace.Write(o.trace));
+    if (!o.insn_log.empty()) {
+      std::string log = "index,module,start,end,instruction\n";
+      for (const InsnTiming& it : s.instructions)
+        log += fmt::format("{},{},{},{},{}\n", it.index, ModuleName(it.module), it.start, it.end,
+                           FormatInstruction(cfg, prog.insns[it.index]));
+      TSR_RETURN_IF_ERROR(WriteFile(o.insn_log, log));
+    }
+    if (o.timing_only) return OkStatus();  // no data: expectations are not meaningful
   } else {
-    return InvalidArgumentError("unknown target '{}' (available: ref)", o.target);
+    return InvalidArgumentError("unknown target '{}' (available: ref, sim)", o.target);
   }
 
   int checked = 0;
@@ -82,7 +120,11 @@ void AddExecCommand(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("exec", "Run a raw program (text or object) on an engine");
   cmd->add_option("program", o->program, "Program (.s source or .bin object)")->required();
   cmd->add_option("-c,--config", o->config, "Hardware config JSON")->required();
-  cmd->add_option("--target", o->target, "Engine: ref")->capture_default_str();
+  cmd->add_option("--target", o->target, "Engine: ref (functional) or sim (cycle-accurate)")->capture_default_str();
+  cmd->add_option("--trace", o->trace, "sim: write a Chrome Trace Event JSON file (open in Perfetto)");
+  cmd->add_option("--insn-log", o->insn_log, "sim: write each instruction's start and end cycle as CSV");
+  cmd->add_option("--max-cycles", o->max_cycles, "sim: watchdog cycle limit (default 10^12)");
+  cmd->add_flag("--timing-only", o->timing_only, "sim: skip data (faster); DRAM results and expectations are not produced");
   cmd->add_option("--dram-in", o->dram_in, "DRAM image loaded over the program's data before the run");
   cmd->add_option("--dram-out", o->dram_out, "Write the DRAM image after the run");
   cmd->add_option("--stats-json", o->stats_json, "Write statistics as JSON");

@@ -1,0 +1,296 @@
+// Cycle counts derived by hand from the timing contract (docs/microarch.md),
+// and the simulator's faults. Default config: L=32, B=16, N_out=8, F=16,
+// T_setup=2, P_gemm=4, P_alu=3.
+#include "sim/cycle_sim.h"
+
+#include <gtest/gtest.h>
+
+#include "isa/asm.h"
+#include "isa/config.h"
+#include "sim/dram.h"
+#include "sim/loader.h"
+#include "sim/trace.h"
+#include "tests/support/random_isa.h"
+
+namespace tessera {
+namespace {
+
+struct SimRun {
+  Status status;
+  CycleStats stats;
+  std::vector<InsnTiming> timing;  // by instruction index
+};
+
+SimRun RunSim(const std::string& text, CycleOptions opts = {}, const char* config = "configs/default.json") {
+  HwConfig cfg = testing::LoadConfigOrDie(config);
+  auto prog = Assemble(cfg, text, "t.s");
+  EXPECT_TRUE(prog.ok()) << prog.status().ToString();
+  Dram dram(cfg.dram_size_bytes);
+  EXPECT_TRUE(LoadProgram(cfg, *prog, &dram).ok());
+  CycleSim sim(cfg, &dram);
+  opts.record_instructions = true;
+  SimRun r;
+  r.status = sim.Run(prog->text_addr, static_cast<int64_t>(prog->insns.size()), opts);
+  r.stats = sim.stats();
+  r.timing.resize(prog->insns.size(), InsnTiming{-1, Module::kLoad, -1, -1});
+  for (const InsnTiming& t : r.stats.instructions) r.timing[t.index] = t;
+  return r;
+}
+
+void ExpectCategoriesSum(const CycleStats& s) {
+  for (const ModuleCycles* m : {&s.fetch, &s.load, &s.compute, &s.store}) EXPECT_EQ(m->total(), s.cycles);
+}
+
+TEST(CycleSim, SingleLoad) {
+  // Fetch: 2 instructions (32 B, 2 beats) accepted in cycle 0, data 32..33, arrive in 34.
+  // LOAD dispatched 34, starts 35, burst ready 37, data 69..72, ends 73; FINISH 73..74.
+  SimRun r = RunSim("LOAD mem=inp sram=0 dram=0x1000 y_size=1 x_size=4 x_stride=4 push_next\nFINISH pop_prev\n");
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.stats.cycles, 74);
+  EXPECT_EQ(r.timing[0].start, 35);
+  EXPECT_EQ(r.timing[0].end, 73);
+  EXPECT_EQ(r.timing[1].start, 73);
+  // load: 35 cycles waiting for its instruction, 2 setup + 4 beats busy, 32 waiting on memory, 1 idle.
+  EXPECT_EQ(r.stats.load.wait_queue, 35);
+  EXPECT_EQ(r.stats.load.busy, 6);
+  EXPECT_EQ(r.stats.load.wait_memory, 32);
+  EXPECT_EQ(r.stats.load.idle, 1);
+  EXPECT_EQ(r.stats.compute.wait_token, 73 - 36);
+  EXPECT_EQ(r.stats.fetch.busy, 2);
+  EXPECT_EQ(r.stats.fetch.wait_memory, 34);
+  ExpectCategoriesSum(r.stats);
+}
+
+TEST(CycleSim, PaddingIsWrittenBeforeTheBursts) {
+  // rows = 3, cols = 3, data 2 x 2: P = 5 padding entries. Two 32-byte rows (2 beats each).
+  SimRun r = RunSim(
+      "LOAD mem=inp sram=0 dram=0x1000 y_size=2 x_size=2 x_stride=3 y_pad0=1 x_pad1=1 push_next\nFINISH pop_prev\n");
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  // start 35, R0 = 35 + 2 + 5 = 42; burst 0 accepted 42, data 74..75; burst 1 accepted 43,
+  // data max(75, 76) = 76..77, completes 78.
+  EXPECT_EQ(r.timing[0].start, 35);
+  EXPECT_EQ(r.timing[0].end, 78);
+  EXPECT_EQ(r.stats.cycles, 79);
+  EXPECT_EQ(r.stats.load.busy, 2 + 5 + 4);
+  EXPECT_EQ(r.stats.load.wait_memory, 78 - 35 - 11);
+}
+
+TEST(CycleSim, UnalignedAndBoundaryCrossingBursts) {
+  // 8 uops (32 B) from 0x1004: one burst of ceil((4 + 32) / 16) = 3 beats. Compute starts
+  // it in 35, ready 37, data 69..71, ends 72; FINISH 72..73.
+  SimRun a = RunSim("LOAD mem=uop sram=0 dram=0x1004 y_size=1 x_size=8 x_stride=8\nFINISH\n");
+  ASSERT_TRUE(a.status.ok()) << a.status.ToString();
+  EXPECT_EQ(a.timing[0].end, 72);
+  EXPECT_EQ(a.stats.cycles, 73);
+  // 32 B from 0x1ff0 cross 0x2000: two 1-beat bursts accepted in 37 and 38, completing 70 and 71.
+  SimRun b = RunSim("LOAD mem=uop sram=0 dram=0x1ff0 y_size=1 x_size=8 x_stride=8\nFINISH\n");
+  ASSERT_TRUE(b.status.ok()) << b.status.ToString();
+  EXPECT_EQ(b.timing[0].end, 71);
+  EXPECT_EQ(b.stats.compute.busy, 2 + 2 + 1);  // setup + 2 beats, FINISH
+}
+
+TEST(CycleSim, LoadGemmStoreChain) {
+  // Fetch: 8 instructions accepted in 0 (8 beats, data 32..39, arrive 40), the 9th... (here 6 in total:
+  // 96 B, 6 beats, data 32..37, arrive 38). Dispatch 38..43.
+  const char* text =
+      "LOAD mem=uop sram=0 dram=0x1000 y_size=1 x_size=1 x_stride=1\n"               // 0 compute
+      "LOAD mem=inp sram=0 dram=0x2000 y_size=1 x_size=2 x_stride=2 push_next\n"     // 1 load
+      "GEMM uop_bgn=0 uop_end=1 iter_out=2 iter_in=5 pop_prev\n"                     // 2 compute
+      "ALU op=add use_imm imm=1 uop_bgn=0 uop_end=1 iter_out=3 iter_in=1 push_next\n"  // 3 compute
+      "STORE mem=out sram=0 dram=0x3000 y_size=1 x_size=1 x_stride=1 pop_prev push_prev\n"  // 4 store
+      "FINISH pop_next\n";                                                           // 5 compute
+  SimRun r = RunSim(text);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  // 0: dispatched 38, starts 39, burst (4 B) ready 41, accepted 41, data 73, completes 74.
+  EXPECT_EQ(r.timing[0].start, 39);
+  EXPECT_EQ(r.timing[0].end, 74);
+  // 1: dispatched 39, starts 40, ready 42; compute's request wins cycle 41, load's is accepted 42:
+  // data max(74, 74) = 74..75 (32 B), completes 76.
+  EXPECT_EQ(r.timing[1].start, 40);
+  EXPECT_EQ(r.timing[1].end, 76);
+  // 2: compute free at 74, token at 76: starts 76, I = 10, ends 76 + 10 + 4 = 90.
+  EXPECT_EQ(r.timing[2].start, 76);
+  EXPECT_EQ(r.timing[2].end, 90);
+  // 3: immediate ALU, 3 iterations: 90 + 3 + 3 = 96.
+  EXPECT_EQ(r.timing[3].start, 90);
+  EXPECT_EQ(r.timing[3].end, 96);
+  // 4: starts 96, out read from 98, burst ready 98 + 1 = 99: write data 99, response 99 + 1 + 32 = 132.
+  EXPECT_EQ(r.timing[4].start, 96);
+  EXPECT_EQ(r.timing[4].end, 132);
+  // 5: FINISH 132..133.
+  EXPECT_EQ(r.timing[5].start, 132);
+  EXPECT_EQ(r.stats.cycles, 133);
+  ExpectCategoriesSum(r.stats);
+}
+
+TEST(CycleSim, AluVectorOperandCostsASecondReadUnlessRepeated) {
+  // uops: (dst 0, src 5), (dst 1, src 5), (dst 2, src 6); iter_out 2 with src_out 0.
+  // Source sequence 5 5 6 5 5 6: misses at 1st, 3rd, 4th, 6th -> 4*2 + 2*1 = 10 cycles + 3.
+  const char* text =
+      ".uops k 0x1000\n dst=0 src=5\n dst=1 src=5\n dst=2 src=6\n.end\n"
+      "LOAD mem=uop sram=0 dram=k y_size=1 x_size=3 x_stride=3\n"
+      "ALU op=add uop_bgn=0 uop_end=3 iter_out=2 iter_in=1\n"
+      "ALU op=add use_imm imm=3 uop_bgn=0 uop_end=3 iter_out=2 iter_in=1\n"
+      "FINISH\n";
+  SimRun r = RunSim(text);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.timing[1].end - r.timing[1].start, 10 + 3);
+  EXPECT_EQ(r.timing[2].end - r.timing[2].start, 6 + 3);
+}
+
+// The same 4-iteration loop, serialized and double-buffered. Each LOAD moves 8 input
+// tiles (128 B, 8 beats): 2 setup + 32 latency + 8 beats = 42 cycles. Each GEMM runs
+// 8 x 12 = 96 iterations: 100 cycles. The first LOAD starts in cycle 41 (the first 8
+// instructions arrive in 40). Serialized: 41 + 4 * (42 + 100) + 1 = 610. Double-buffered:
+// every LOAD after the first hides behind a GEMM: 41 + 42 + 4 * 100 + 1 = 484. The
+// contract predicts the difference: 3 hidden LOADs = 126 cycles.
+std::string Loop(bool double_buffered) {
+  std::string s;
+  auto load = [&](int i, bool pop) {
+    int base = double_buffered ? (i % 2) * 8 : 0;
+    s += "LOAD mem=inp sram=" + std::to_string(base) + " dram=" + std::to_string(0x10000 + i * 128) +
+         " y_size=1 x_size=8 x_stride=8 push_next" + (pop ? " pop_next" : "") + "\n";
+  };
+  auto gemm = [&](int i, bool push) {
+    int src = double_buffered ? (i % 2) * 8 : 0;
+    s += "GEMM uop_bgn=0 uop_end=12 iter_out=8 iter_in=1 src_out=1 dst_out=0 pop_prev" + std::string(push ? " push_prev" : "") +
+         " uop_end=12\n";
+    (void)src;
+  };
+  (void)gemm;
+  auto g = [&](int i, bool push) {
+    int src = double_buffered ? (i % 2) * 8 : 0;
+    s += "GEMM uop_bgn=" + std::to_string(src == 0 ? 0 : 12) + " uop_end=" + std::to_string(src == 0 ? 12 : 24) +
+         " iter_out=8 iter_in=1 src_out=1 pop_prev" + (push ? " push_prev" : "") + "\n";
+  };
+  if (!double_buffered) {
+    for (int i = 0; i < 4; ++i) {
+      load(i, i > 0);
+      g(i, i < 3);
+    }
+  } else {
+    load(0, false);
+    load(1, false);
+    g(0, true);
+    load(2, true);
+    g(1, true);
+    load(3, true);
+    g(2, false);
+    g(3, false);
+  }
+  s += "FINISH\n";
+  // uops 0..11 read input entry 0 (+ outer loop), 12..23 entry 8; weights 0..11.
+  s += ".uops k 0x1000\n";
+  for (int b = 0; b < 2; ++b)
+    for (int n = 0; n < 12; ++n) s += " dst=" + std::to_string(n) + " src=" + std::to_string(b * 8) + " wgt=" + std::to_string(n) + "\n";
+  s += ".end\n";
+  return s;
+}
+
+TEST(CycleSim, DoubleBufferingHidesTheLoadsTheContractSays) {
+  // The uop table is never loaded here: timing does not depend on uop contents for GEMM.
+  SimRun serial = RunSim(Loop(false));
+  SimRun dbl = RunSim(Loop(true));
+  ASSERT_TRUE(serial.status.ok()) << serial.status.ToString();
+  ASSERT_TRUE(dbl.status.ok()) << dbl.status.ToString();
+  EXPECT_EQ(serial.timing[0].start, 41);
+  EXPECT_EQ(serial.timing[0].end, 41 + 42);
+  EXPECT_EQ(serial.stats.cycles, 41 + 4 * (42 + 100) + 1);
+  EXPECT_EQ(dbl.stats.cycles, 41 + 42 + 4 * 100 + 1);
+  EXPECT_EQ(serial.stats.cycles - dbl.stats.cycles, 3 * 42);
+  // In the double-buffered loop the GEMMs run back to back.
+  EXPECT_EQ(dbl.timing[4].start, dbl.timing[2].end);  // G1 right after G0
+  EXPECT_EQ(dbl.timing[6].start, dbl.timing[4].end);
+  EXPECT_EQ(dbl.timing[7].start, dbl.timing[6].end);
+  ExpectCategoriesSum(serial.stats);
+  ExpectCategoriesSum(dbl.stats);
+}
+
+TEST(CycleSim, VisitingEveryCycleGivesTheSameTimeline) {
+  for (bool db : {false, true}) {
+    CycleOptions every;
+    every.visit_every_cycle = true;
+    SimRun a = RunSim(Loop(db)), b = RunSim(Loop(db), every);
+    ASSERT_TRUE(a.status.ok() && b.status.ok());
+    EXPECT_EQ(a.stats.cycles, b.stats.cycles);
+    for (size_t i = 0; i < a.timing.size(); ++i) {
+      EXPECT_EQ(a.timing[i].start, b.timing[i].start) << i;
+      EXPECT_EQ(a.timing[i].end, b.timing[i].end) << i;
+    }
+  }
+}
+
+TEST(CycleSimFaults, Deadlock) {
+  SimRun r = RunSim("LOAD mem=inp sram=0 dram=0x2000 y_size=1 x_size=1 x_stride=1 pop_next\nFINISH pop_prev\n");
+  EXPECT_EQ(r.status.code(), StatusCode::kAborted);
+  EXPECT_EQ(r.status.message(),
+            "deadlock in cycle 36: no module can make progress\n"
+            "  load:    next #0 LOAD mem=inp sram=0 dram=0x2000 y_size=1 x_size=1 x_stride=1 pop_next; waits for a "
+            "token on compute->load (empty)\n"
+            "  compute: next #1 FINISH pop_prev; waits for a token on load->compute (empty)\n"
+            "  store:   idle (command queue empty)\n"
+            "  fetch:   2 of 2 instructions dispatched\n"
+            "  tokens:  load->compute 0, compute->load 0, compute->store 0, store->compute 0");
+}
+
+TEST(CycleSimFaults, Watchdog) {
+  CycleOptions opts;
+  opts.max_cycles = 50;
+  SimRun r = RunSim("LOAD mem=inp sram=0 dram=0x1000 y_size=1 x_size=4 x_stride=4 push_next\nFINISH pop_prev\n", opts);
+  EXPECT_EQ(r.status.code(), StatusCode::kDeadlineExceeded);
+  EXPECT_NE(r.status.message().find("watchdog: the run passed 50 cycles without finishing (2 of 2 instructions "
+                                    "dispatched; load: executing #0 LOAD"),
+            std::string::npos)
+      << r.status.message();
+}
+
+TEST(CycleSimFaults, MissingTokenBeforeFinish) {
+  SimRun r = RunSim("LOAD mem=inp sram=0 dram=0x1000 y_size=1 x_size=4 x_stride=4\nFINISH\n");
+  EXPECT_EQ(r.status.code(), StatusCode::kAborted);
+  EXPECT_NE(r.status.message().find("FINISH (instruction 1) retired in cycle 37 while the load module still had "
+                                    "work"),
+            std::string::npos)
+      << r.status.message();
+}
+
+TEST(CycleSimFaults, UnbalancedTokens) {
+  SimRun r = RunSim("LOAD mem=inp sram=0 dram=0x1000 y_size=1 x_size=4 x_stride=4 push_next\nFINISH\n");
+  // FINISH ran before the LOAD's token arrived... the LOAD is still running: reported first.
+  EXPECT_EQ(r.status.code(), StatusCode::kAborted);
+  SimRun r2 = RunSim(".uops k 0x1000\n dst=0\n.end\nALU op=mov use_imm imm=1 uop_bgn=0 uop_end=1 iter_out=1 iter_in=1 push_next\nFINISH\n");
+  EXPECT_EQ(r2.status.message(),
+            "unbalanced dependency tokens at FINISH: 1 token(s) left unconsumed (load->compute 0, compute->load 0, "
+            "compute->store 1, store->compute 0)");
+}
+
+TEST(CycleSimFaults, BoundsErrorsLikeRef) {
+  SimRun r = RunSim("LOAD mem=wgt sram=1020 dram=0x2000 y_size=1 x_size=8 x_stride=8\nFINISH\n");
+  EXPECT_EQ(r.status.code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(r.status.message(),
+            "instruction 0 (LOAD mem=wgt sram=1020 dram=0x2000 y_size=1 x_size=8 x_stride=8): scratchpad range [1020, "
+            "1028) is outside the wgt scratchpad (1024 entries)");
+}
+
+TEST(CycleSimFaults, BadStream) {
+  EXPECT_EQ(RunSim("FINISH\nFINISH\n").status.message(),
+            "instruction 0: FINISH before the end of the stream (2 instructions)");
+}
+
+TEST(CycleSim, TraceHasASpanPerInstruction) {
+  HwConfig cfg = testing::LoadConfigOrDie("configs/default.json");
+  ChromeTrace trace(cfg.clock_mhz);
+  CycleOptions opts;
+  opts.trace = &trace;
+  SimRun r = RunSim(Loop(true), opts);
+  ASSERT_TRUE(r.status.ok());
+  std::string json = trace.ToJson();
+  EXPECT_NE(json.find(R"("name":"LOAD inp","ph":"X","pid":1,"tid":1,"ts":0.410,"dur":0.420)"), std::string::npos);
+  EXPECT_NE(json.find(R"("name":"thread_name","ph":"M","pid":1,"tid":2,"args":{"name":"compute"})"), std::string::npos);
+  EXPECT_NE(json.find(R"("name":"tokens load->compute","ph":"C")"), std::string::npos);
+  size_t spans = 0;
+  for (size_t p = json.find("\"ph\":\"X\""); p != std::string::npos; p = json.find("\"ph\":\"X\"", p + 1)) ++spans;
+  EXPECT_EQ(spans, 9u);
+}
+
+}  // namespace
+}  // namespace tessera
