@@ -10,6 +10,8 @@
 namespace tessera {
 namespace {
 
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "DRAM tiles are copied as little-endian host words");
+
 int64_t SignExtend(uint64_t v, int bits) { return alu::Wrap(static_cast<int64_t>(v), bits); }
 
 uint64_t ReadLe(const uint8_t* p, int bytes) {
@@ -73,36 +75,55 @@ Status Core::CheckMem(const Instruction& in, int64_t index) const {
 // entries starting at `entry`.
 void Core::UnpackRow(MemType m, const uint8_t* src, int64_t entry, int64_t count) {
   const int B = cfg_.batch, K = cfg_.block_in, O = cfg_.block_out;
-  for (int64_t e = 0; e < count; ++e) {
-    const int64_t idx = entry + e;
-    switch (m) {
-      case MemType::kUop: sp_.uop[idx] = static_cast<uint32_t>(ReadLe(src, 4)); src += 4; break;
-      case MemType::kInp: {
-        const int eb = cfg_.inp_bits / 8;
-        int16_t* dst = &sp_.inp[idx * sp_.inp_stride];
-        for (int b = 0; b < B; ++b)
-          for (int k = 0; k < K; ++k, src += eb) dst[b * sp_.k_even + k] = static_cast<int16_t>(SignExtend(ReadLe(src, eb), cfg_.inp_bits));
-        break;
+  switch (m) {
+    case MemType::kUop:
+      for (int64_t e = 0; e < count; ++e, src += 4) sp_.uop[entry + e] = static_cast<uint32_t>(ReadLe(src, 4));
+      return;
+    case MemType::kInp: {
+      const int eb = cfg_.inp_bits / 8;
+      for (int64_t e = 0; e < count; ++e) {
+        int16_t* dst = &sp_.inp[(entry + e) * sp_.inp_stride];
+        for (int b = 0; b < B; ++b, src += K * eb) {
+          int16_t* row = dst + b * sp_.k_even;
+          if (eb == 1) {
+            const int8_t* s8 = reinterpret_cast<const int8_t*>(src);
+            for (int k = 0; k < K; ++k) row[k] = s8[k];
+          } else {
+            for (int k = 0; k < K; ++k) row[k] = static_cast<int16_t>(ReadLe(src + 2 * k, 2));
+          }
+        }
       }
-      case MemType::kWgt: {
-        const int eb = cfg_.wgt_bits / 8;
-        int16_t* dst = &sp_.wgt[idx * sp_.wgt_stride];
+      return;
+    }
+    case MemType::kWgt: {
+      const int eb = cfg_.wgt_bits / 8;
+      for (int64_t e = 0; e < count; ++e) {
+        int16_t* dst = &sp_.wgt[(entry + e) * sp_.wgt_stride];
         for (int o = 0; o < O; ++o)
           for (int k = 0; k < K; ++k, src += eb)
-            dst[((k / 2) * O + o) * 2 + (k & 1)] = static_cast<int16_t>(SignExtend(ReadLe(src, eb), cfg_.wgt_bits));
-        break;
+            dst[((k / 2) * O + o) * 2 + (k & 1)] =
+                eb == 1 ? static_cast<int16_t>(static_cast<int8_t>(*src)) : static_cast<int16_t>(ReadLe(src, 2));
       }
-      case MemType::kAcc:
-      case MemType::kAcc8: {
-        const int bits = m == MemType::kAcc ? cfg_.acc_bits : cfg_.out_bits;
-        const int eb = bits / 8;
-        int32_t* dst = &sp_.acc[idx * sp_.acc_stride];
-        for (int i = 0; i < B * O; ++i, src += eb) dst[i] = static_cast<int32_t>(SignExtend(ReadLe(src, eb), bits));
-        break;
-      }
-      case MemType::kOut: TSR_UNREACHABLE("OUT is not loadable");
+      return;
     }
+    case MemType::kAcc:
+    case MemType::kAcc8: {
+      const int bits = m == MemType::kAcc ? cfg_.acc_bits : cfg_.out_bits;
+      const int64_t lanes = count * B * O;
+      int32_t* dst = &sp_.acc[entry * sp_.acc_stride];
+      if (bits == 32) {
+        std::memcpy(dst, src, static_cast<size_t>(lanes) * 4);  // little-endian host
+      } else if (bits == 8) {
+        const int8_t* s8 = reinterpret_cast<const int8_t*>(src);
+        for (int64_t i = 0; i < lanes; ++i) dst[i] = s8[i];
+      } else {
+        for (int64_t i = 0; i < lanes; ++i) dst[i] = static_cast<int32_t>(SignExtend(ReadLe(src + 2 * i, 2), 16));
+      }
+      return;
+    }
+    case MemType::kOut: break;
   }
+  TSR_UNREACHABLE("OUT is not loadable");
 }
 
 void Core::FillPad(MemType m, int64_t entry, int64_t count, int64_t value) {
@@ -169,7 +190,11 @@ Status Core::Store(const Instruction& in, int64_t index) {
       }
       const int64_t entry = in.sram + (r - in.y_pad0) * in.x_size + (c - in.x_pad0);
       const int32_t* acc = &sp_.acc[entry * lanes];
-      for (int i = 0; i < lanes; ++i) WriteLe(dst + i * eb_lane, static_cast<uint64_t>(acc[i]), eb_lane);
+      if (eb_lane == 1) {
+        for (int i = 0; i < lanes; ++i) dst[i] = static_cast<uint8_t>(acc[i]);  // wrap to 8 bits
+      } else {
+        for (int i = 0; i < lanes; ++i) WriteLe(dst + i * eb_lane, static_cast<uint64_t>(acc[i]), eb_lane);
+      }
     }
     const uint64_t addr = (static_cast<uint64_t>(in.dram) + static_cast<uint64_t>(r) * in.x_stride) * eb;
     dram_->WriteUnchecked(addr, row_buf_.data(), row_buf_.size());
@@ -206,25 +231,41 @@ Status Core::Gemm(const Instruction& in, int64_t index) {
   return s;
 }
 
-Status Core::Alu(const Instruction& in, int64_t index) {
-  int32_t* acc = sp_.acc.data();
-  const int lanes = sp_.acc_stride;
-  const int bits = cfg_.acc_bits;
-  const AluOp op = in.alu();
-  int64_t iters = 0;
-  Status s = ForEachIteration(in, index, [&](const LoopIndex& ix) {
+namespace {
+
+// One ALU instruction's loop nest with the operation fixed at compile time, so
+// alu::Apply's dispatch folds away and the lane loop vectorizes.
+template <AluOp kOp>
+Status AluLoop(const Core& core, Scratchpads& sp, const Instruction& in, int64_t index, int bits, int64_t* iters) {
+  int32_t* acc = sp.acc.data();
+  const int lanes = sp.acc_stride;
+  const int64_t imm = in.imm;
+  return core.ForEachIteration(in, index, [&](const LoopIndex& ix) {
     int32_t* d = acc + ix.dst * lanes;
-    ++iters;
+    ++*iters;
     if (in.reset) {
       std::fill_n(d, lanes, 0);
       return;
     }
-    const int32_t* src = acc + ix.src * lanes;
-    for (int i = 0; i < lanes; ++i) {
-      const int64_t b = in.use_imm ? in.imm : src[i];
-      d[i] = static_cast<int32_t>(alu::Apply(op, d[i], b, in.imm, bits));
+    if (in.use_imm) {
+      for (int i = 0; i < lanes; ++i) d[i] = static_cast<int32_t>(alu::Apply(kOp, d[i], imm, imm, bits));
+    } else {
+      const int32_t* src = acc + ix.src * lanes;
+      for (int i = 0; i < lanes; ++i) d[i] = static_cast<int32_t>(alu::Apply(kOp, d[i], src[i], imm, bits));
     }
   });
+}
+
+}  // namespace
+
+Status Core::Alu(const Instruction& in, int64_t index) {
+  int64_t iters = 0;
+  Status s;
+  switch (in.alu()) {
+#define TSR_ALU_OP(id, ...) \
+  case AluOp::id: s = AluLoop<AluOp::id>(*this, sp_, in, index, cfg_.acc_bits, &iters); break;
+#include "isa/isa.def"
+  }
   stats_.alu_iterations += iters;
   return s;
 }
