@@ -64,3 +64,33 @@ TEST(Gemm, IntegerGemmIsExactAtTheExtremes) {
 
 }  // namespace
 }  // namespace tessera::exec
+
+#include "compiler/exec/igemm_s8.h"
+
+namespace tessera::exec {
+namespace {
+
+// The int8 GEMM used by qconv (VNNI when available) against int64 sums.
+TEST(Gemm, Int8GemmIsExact) {
+  std::mt19937 rng(11);
+  for (auto [m, p, k, extreme] : std::vector<std::tuple<int, int, int, int>>{
+           {1, 1, 1, 0}, {7, 33, 5, 0}, {8, 32, 4, 0}, {17, 70, 577, 0}, {64, 100, 4608, 1}, {9, 40, 4608, 2}}) {
+    std::vector<int8_t> w(m * k), x(k * p);
+    std::uniform_int_distribution<int> u(-128, 127);
+    for (auto& v : w) v = extreme == 1 ? -128 : extreme == 2 ? 127 : u(rng);
+    for (auto& v : x) v = extreme == 1 ? -128 : extreme == 2 ? 127 : u(rng);
+    PackedS8 packed = PackS8(w.data(), m, k);
+    std::vector<int32_t> c(m * p, -7);
+    GemmS8(packed, x.data(), p, c.data(), p);
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < p; ++j) {
+        int64_t s = 0;
+        for (int q = 0; q < k; ++q) s += int64_t(w[i * k + q]) * x[q * p + j];
+        ASSERT_EQ(c[i * p + j], s) << m << "x" << p << "x" << k << " at " << i << "," << j;
+      }
+  }
+  std::printf("int8 GEMM path: %s\n", HaveVnni() ? "AVX-512 VNNI" : "portable exact float chunks");
+}
+
+}  // namespace
+}  // namespace tessera::exec

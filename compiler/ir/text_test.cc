@@ -147,3 +147,33 @@ TEST(Text, ParsedGraphsStillNeedTheVerifier) {
 
 }  // namespace
 }  // namespace tessera::ir
+
+#include <random>
+
+namespace tessera::ir {
+namespace {
+
+// Mutated text IR gives a parse or verify error, never a crash.
+TEST(Text, MutatedTextNeverCrashes) {
+  const std::string good = BigGraph();
+  std::mt19937 rng(99);
+  const char alphabet[] = "%@[](){}<>,:=\"0123456789-.xefs_ \n";
+  int rejected = 0;
+  for (int iter = 0; iter < 2000; ++iter) {
+    std::string t = good;
+    for (int k = 0; k < 1 + iter % 3; ++k) {
+      const size_t pos = rng() % t.size();
+      switch (rng() % 3) {
+        case 0: t[pos] = alphabet[rng() % (sizeof(alphabet) - 1)]; break;
+        case 1: t.erase(pos, 1 + rng() % 8); break;
+        default: t.insert(pos, 1, alphabet[rng() % (sizeof(alphabet) - 1)]); break;
+      }
+    }
+    auto g = ParseGraph(t, "m.tir");
+    if (!g.ok() || !Verify(**g).ok()) ++rejected;
+  }
+  EXPECT_GT(rejected, 1000);
+}
+
+}  // namespace
+}  // namespace tessera::ir
