@@ -108,8 +108,9 @@ void Depthwise(const T* x, Acc zp, const Acc* w, const ConvGeom& g, Acc* out) {
   }
 }
 
-// Float convolution of one image: out[M][P] = conv(x[C][H][W], w[M][K]).
-void FloatConv(const float* x, const float* w, const ConvGeom& g, float* out) {
+// Float convolution of one image: out[M][P] = conv(x[C][H][W], w[M][K]);
+// `packed` holds the weights pre-packed per group (constant weights).
+void FloatConv(const float* x, const float* w, const std::vector<PackedA>& packed, const ConvGeom& g, float* out) {
   if (g.depthwise()) {
     Depthwise<float, float>(x, 0.f, w, g, out);
     return;
@@ -123,7 +124,8 @@ void FloatConv(const float* x, const float* w, const ConvGeom& g, float* out) {
       Im2Col(xg, Cg, g, 0.f, col);
       b = col;
     }
-    Sgemm(Mg, P, K, w + grp * Mg * K, K, b, P, out + grp * Mg * P, P, false);
+    if (!packed.empty()) SgemmPacked(packed[grp], P, b, P, out + grp * Mg * P, P, false);
+    else Sgemm(Mg, P, K, w + grp * Mg * K, K, b, P, out + grp * Mg * P, P, false);
   }
 }
 
@@ -178,14 +180,20 @@ StatusOr<KernelFn> MakeConv(const ir::Node& node) {
   const ConvGeom g = ReadGeom(node);
   float lo, hi;
   ReadAct(node, &lo, &hi);
-  return KernelFn([g, lo, hi](const Operands& in, std::vector<Tensor>& out) -> Status {
+  auto packed = std::make_shared<std::vector<PackedA>>();
+  if (node.input(1)->is_constant() && !g.depthwise()) {
+    const float* w = node.input(1)->data().data<float>();
+    for (int64_t grp = 0; grp < g.group; ++grp)
+      packed->push_back(PackAForSgemm(w + grp * g.mg() * g.k(), g.k(), g.mg(), g.k()));
+  }
+  return KernelFn([g, lo, hi, packed](const Operands& in, std::vector<Tensor>& out) -> Status {
     const float* x = in[0]->data<float>();
     const float* w = in[1]->data<float>();
     float* y = out[0].data<float>();
     const int64_t P = g.p();
     for (int64_t n = 0; n < g.n; ++n) {
       float* yn = y + n * g.m * P;
-      FloatConv(x + n * g.c * g.h * g.w, w, g, yn);
+      FloatConv(x + n * g.c * g.h * g.w, w, *packed, g, yn);
       for (int64_t m = 0; m < g.m; ++m) {
         const float b = in.size() > 2 ? in[2]->data<float>()[m] : 0.f;
         float* r = yn + m * P;

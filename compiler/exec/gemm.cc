@@ -120,9 +120,14 @@ void StoreTile(const VecF acc[kMR][2], int64_t mr, int64_t nr, T* c, int64_t ldc
     }
 }
 
+// Offset of the packed (pc, ic) block of A: blocks are ordered by depth block
+// then row block; a depth block of kc holds m_pad * kc floats.
+inline int64_t PackedOffset(int64_t m_pad, int64_t pc, int64_t ic, int64_t kc) { return m_pad * pc + ic * kc; }
+
+// C = A * B (+ C). `packed`, when given, holds A already packed (PackAForSgemm).
 template <typename T>
-void Gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, T* c,
-          int64_t ldc, bool accumulate) {
+void Gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const PackedA* packed, const float* b,
+          int64_t ldb, T* c, int64_t ldc, bool accumulate) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {
     if (!accumulate)
@@ -131,20 +136,27 @@ void Gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const fl
   }
   const int64_t kc_max = std::min(k, kKC), nc_max = std::min((n + kNR - 1) / kNR * kNR, kNC);
   const int64_t mc_max = std::min((m + kMR - 1) / kMR * kMR, kMC);
-  Buffer bp = Alloc(kc_max * nc_max), ap = Alloc(kc_max * mc_max);
+  Buffer bbuf = Alloc(kc_max * nc_max), abuf = packed ? Buffer() : Alloc(kc_max * mc_max);
+  float* bp = bbuf.get();
   for (int64_t jc = 0; jc < n; jc += kNC) {
     const int64_t nc = std::min(kNC, n - jc);
     for (int64_t pc = 0; pc < k; pc += kKC) {
       const int64_t kc = std::min(kKC, k - pc);
-      PackB(kc, nc, b + pc * ldb + jc, ldb, bp.get());
+      PackB(kc, nc, b + pc * ldb + jc, ldb, bp);
       const bool add = accumulate || pc > 0;
       for (int64_t ic = 0; ic < m; ic += kMC) {
         const int64_t mc = std::min(kMC, m - ic);
-        PackA(mc, kc, a + ic * lda + pc, lda, ap.get());
+        const float* ap;
+        if (packed) {
+          ap = packed->data.data() + PackedOffset(packed->m_pad, pc, ic, kc);
+        } else {
+          PackA(mc, kc, a + ic * lda + pc, lda, abuf.get());
+          ap = abuf.get();
+        }
         for (int64_t jr = 0; jr < nc; jr += kNR) {
           for (int64_t ir = 0; ir < mc; ir += kMR) {
             VecF acc[kMR][2];
-            MicroKernel(kc, ap.get() + ir * kc, bp.get() + jr * kc, acc);
+            MicroKernel(kc, ap + ir * kc, bp + jr * kc, acc);
             StoreTile<T>(acc, std::min<int64_t>(kMR, mc - ir), std::min<int64_t>(kNR, nc - jr),
                          c + (ic + ir) * ldc + jc + jr, ldc, add);
           }
@@ -158,12 +170,30 @@ void Gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const fl
 
 void Sgemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
            int64_t ldc, bool accumulate) {
-  Gemm<float>(m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+  Gemm<float>(m, n, k, a, lda, nullptr, b, ldb, c, ldc, accumulate);
+}
+
+PackedA PackAForSgemm(const float* a, int64_t lda, int64_t m, int64_t k) {
+  PackedA p;
+  p.m = m;
+  p.k = k;
+  p.m_pad = (m + kMR - 1) / kMR * kMR;
+  p.data.assign(p.m_pad * k, 0.f);
+  for (int64_t pc = 0; pc < k; pc += kKC) {
+    const int64_t kc = std::min(kKC, k - pc);
+    for (int64_t ic = 0; ic < m; ic += kMC)
+      PackA(std::min(kMC, m - ic), kc, a + ic * lda + pc, lda, p.data.data() + PackedOffset(p.m_pad, pc, ic, kc));
+  }
+  return p;
+}
+
+void SgemmPacked(const PackedA& a, int64_t n, const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate) {
+  Gemm<float>(a.m, n, a.k, nullptr, 0, &a, b, ldb, c, ldc, accumulate);
 }
 
 void IgemmExact(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
                 int32_t* c, int64_t ldc, bool accumulate) {
-  Gemm<int32_t>(m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+  Gemm<int32_t>(m, n, k, a, lda, nullptr, b, ldb, c, ldc, accumulate);
 }
 
 }  // namespace tessera::exec

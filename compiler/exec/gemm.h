@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace tessera::exec {
 
@@ -22,5 +23,14 @@ void Sgemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const f
            int64_t ldc, bool accumulate);
 void IgemmExact(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
                 int32_t* c, int64_t ldc, bool accumulate);
+
+// A (the left operand, e.g. constant conv weights) packed once into the
+// micro-kernel's panel layout, for repeated Sgemm calls with different B.
+struct PackedA {
+  int64_t m = 0, k = 0, m_pad = 0;
+  std::vector<float> data;
+};
+PackedA PackAForSgemm(const float* a, int64_t lda, int64_t m, int64_t k);
+void SgemmPacked(const PackedA& a, int64_t n, const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate);
 
 }  // namespace tessera::exec
