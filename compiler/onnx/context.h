@@ -105,6 +105,8 @@ Status ReadConvAttrs(ImportContext& ctx, const onnx::NodeProto& n, AttrReader& a
 
 // One converter per ONNX op type.
 using Converter = Status (*)(ImportContext& ctx, const onnx::NodeProto& n);
+// Runs a 2-D converter on a 1-D node (input [N,C,L]) lifted to [N,C,1,L].
+Status ConvertLifted1D(ImportContext& ctx, const onnx::NodeProto& n, Converter convert2d);
 Converter FindNnConverter(const std::string& op_type);
 Converter FindTensorConverter(const std::string& op_type);
 Converter FindQuantConverter(const std::string& op_type);

@@ -44,7 +44,8 @@ Status ReadWindow(ImportContext& ctx, const onnx::NodeProto& n, AttrReader& ar, 
 
 Status Require2D(ImportContext& ctx, const onnx::NodeProto& n, ir::Value* x) {
   if (x->type().rank() != 4)
-    return ctx.Unsupported(n, "only 2-D (NCHW) inputs are supported, input '{}' has rank {}", x->name(), x->type().rank());
+    return ctx.Unsupported(n, "only 1-D and 2-D (NCL, NCHW) inputs are supported, input '{}' has rank {}", x->name(),
+                           x->type().rank());
   return OkStatus();
 }
 
@@ -231,9 +232,17 @@ struct Entry {
   Converter fn;
 };
 
+// 2-D converters also take 1-D nodes, lifted to a unit height.
+template <Converter convert2d>
+Status SpatialConverter(ImportContext& ctx, const onnx::NodeProto& n) {
+  TSR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Input(n, 0));
+  if (x->type().rank() == 3) return ConvertLifted1D(ctx, n, convert2d);
+  return convert2d(ctx, n);
+}
+
 const Entry kEntries[] = {
-    {"Conv", ConvertConv},
-    {"ConvTranspose", ConvertConvTranspose},
+    {"Conv", SpatialConverter<ConvertConv>},
+    {"ConvTranspose", SpatialConverter<ConvertConvTranspose>},
     {"Gemm", ConvertGemm},
     {"MatMul", [](ImportContext& c, const onnx::NodeProto& n) { return ConvertSimple(c, n, "matmul", 2); }},
     {"Add", [](ImportContext& c, const onnx::NodeProto& n) { return ConvertSimple(c, n, "add", 2); }},
@@ -249,8 +258,8 @@ const Entry kEntries[] = {
     {"LeakyRelu", ConvertLeakyRelu},
     {"Clip", ConvertClip},
     {"Softmax", ConvertSoftmax},
-    {"MaxPool", ConvertPool},
-    {"AveragePool", ConvertPool},
+    {"MaxPool", SpatialConverter<ConvertPool>},
+    {"AveragePool", SpatialConverter<ConvertPool>},
     {"BatchNormalization", ConvertBatchNorm},
 };
 

@@ -207,7 +207,8 @@ TEST(Importer, UnsupportedOpsAttributesAndOpsets) {
   auto* p3 = Node(d, "MaxPool", {"x"}, {"y"}, "pool3d");
   IntsAttr(p3, "kernel_shape", {2, 2, 2});
   Output(d, "y", {1, 1, 3, 3, 3});
-  EXPECT_EQ(ImportError(d), "m.onnx: node 'pool3d' (MaxPool): only 2-D (NCHW) inputs are supported, input 'x' has rank 5");
+  EXPECT_EQ(ImportError(d), "m.onnx: node 'pool3d' (MaxPool): only 1-D and 2-D (NCL, NCHW) inputs are supported, input 'x' "
+                             "has rank 5");
   onnx::ModelProto future = SmallCnn();
   future.mutable_opset_import(0)->set_version(18);
   EXPECT_EQ(ImportError(future), "m.onnx: opset 18 is not supported (11..17 are)");
@@ -365,6 +366,39 @@ TEST(Importer, CorruptedModelsNeverCrash) {
   }
   EXPECT_GT(errors, 0);
   std::printf("corrupted models: %d rejected, %d still valid\n", errors, imported);
+}
+
+}  // namespace
+}  // namespace tessera::frontend
+
+namespace tessera::frontend {
+namespace {
+
+TEST(Importer, OneDimensionalConvRunsAsTwoDimensional) {
+  onnx::ModelProto m = NewModel();
+  Input(m, "x", {1, 2, 6});
+  Init(m, "w", {1, 2, 3}, {1, 0, -1, 2, 2, 2});
+  auto* c = Node(m, "Conv", {"x", "w"}, {"y"}, "conv1d");
+  IntsAttr(c, "pads", {1, 0});
+  IntsAttr(c, "strides", {2});
+  Output(m, "y", {1, 1, 3});
+  auto g = ImportOnnxBytes(Bytes(m), "m.onnx", "");
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  const std::string text = ir::PrintGraph(**g);
+  EXPECT_NE(text.find("%w.2d: f32[1,2,1,3] = const [1, 0, -1, 2, 2, 2]"), std::string::npos) << text;
+  EXPECT_NE(text.find("conv(%x.2d, %w.2d) {dilations=[1, 1], group=1, pads=[0, 1, 0, 0], strides=[1, 2]}"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("%y: f32[1,1,3] = squeeze("), std::string::npos) << text;
+  auto ex = exec::Executor::Create(**g);
+  ASSERT_TRUE(ex.ok());
+  ir::Tensor x(ir::DType::kF32, {1, 2, 6});
+  for (int i = 0; i < 12; ++i) x.data<float>()[i] = static_cast<float>(i);
+  auto out = (*ex)->Run({x});
+  ASSERT_TRUE(out.ok());
+  // Padded row 0: [0, 0..5], row 1: [0, 6..11]; windows start at -1, 1, 3.
+  const float want[3] = {(0 - 1) + 2 * (0 + 6 + 7), (1 - 3) + 2 * (7 + 8 + 9), (3 - 5) + 2 * (9 + 10 + 11)};
+  for (int i = 0; i < 3; ++i) EXPECT_EQ((*out)[0].data<float>()[i], want[i]) << i;
 }
 
 }  // namespace
