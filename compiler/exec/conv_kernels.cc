@@ -220,6 +220,7 @@ StatusOr<KernelFn> MakeConvTranspose(const ir::Node& node) {
     std::vector<float> a(R * Cg);
     float* col = ScratchAs<float>(0, R * HW);
     float* y = out[0].data<float>();
+    std::fill(y, y + out[0].numel(), 0.f);  // scattered into
     for (int64_t n = 0; n < x[0]; ++n) {
       for (int64_t grp = 0; grp < group; ++grp) {
         const float* wg = in[1]->data<float>() + grp * Cg * R;

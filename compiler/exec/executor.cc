@@ -15,8 +15,8 @@ struct Executor::Impl {
   std::vector<KernelFn> kernels;
   std::unordered_map<const ir::Value*, int> slot;  // non-constant values
   std::vector<std::vector<int>> operand_slots;     // per node, -1 for constants
-  std::vector<std::vector<int>> release;           // slots whose last use is node i
   int num_slots = 0;
+  std::vector<ir::Tensor> buffers;                  // per slot, reused across runs
 };
 
 Executor::Executor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -33,22 +33,11 @@ StatusOr<std::unique_ptr<Executor>> Executor::Create(const ir::Graph& graph) {
     impl->kernels.push_back(std::move(k));
     for (const ir::Value* out : n->outputs()) impl->slot[out] = impl->num_slots++;
   }
-  // Last use of every slot; graph outputs are never released.
-  std::vector<int> last(impl->num_slots, -1);
   for (size_t i = 0; i < impl->nodes.size(); ++i) {
     std::vector<int> ops;
-    for (const ir::Value* v : impl->nodes[i]->inputs()) {
-      const int s = v->is_constant() ? -1 : impl->slot.at(v);
-      ops.push_back(s);
-      if (s >= 0) last[s] = static_cast<int>(i);
-    }
+    for (const ir::Value* v : impl->nodes[i]->inputs()) ops.push_back(v->is_constant() ? -1 : impl->slot.at(v));
     impl->operand_slots.push_back(ops);
   }
-  for (const ir::Value* out : graph.outputs())
-    if (!out->is_constant()) last[impl->slot.at(out)] = static_cast<int>(impl->nodes.size());
-  impl->release.resize(impl->nodes.size());
-  for (int s = 0; s < impl->num_slots; ++s)
-    if (last[s] >= 0 && last[s] < static_cast<int>(impl->nodes.size())) impl->release[last[s]].push_back(s);
   return std::unique_ptr<Executor>(new Executor(std::move(impl)));
 }
 
@@ -56,40 +45,57 @@ StatusOr<std::vector<ir::Tensor>> Executor::Run(const std::vector<ir::Tensor>& i
   const ir::Graph& g = *impl_->graph;
   if (inputs.size() != g.inputs().size())
     return InvalidArgumentError("graph '{}' takes {} inputs, got {}", g.name(), g.inputs().size(), inputs.size());
-  std::vector<ir::Tensor> slots(impl_->num_slots);
+  // Intermediate results live in buffers kept across runs (allocated on first
+  // use, overwritten by their kernel); graph inputs are read in place.
+  std::vector<ir::Tensor>& buffers = impl_->buffers;
+  buffers.resize(impl_->num_slots);
+  std::vector<const ir::Tensor*> value(impl_->num_slots, nullptr);
   for (size_t i = 0; i < inputs.size(); ++i) {
     const ir::Value* in = g.inputs()[i];
     if (inputs[i].dtype() != in->type().dtype || inputs[i].shape() != in->type().shape)
       return InvalidArgumentError("input '{}' must be {}{}, got {}{}", in->name(), ir::DTypeName(in->type().dtype),
                                   ir::ShapeToString(in->type().shape), ir::DTypeName(inputs[i].dtype()),
                                   ir::ShapeToString(inputs[i].shape()));
-    slots[impl_->slot.at(in)] = inputs[i];
+    value[impl_->slot.at(in)] = &inputs[i];
   }
   timings_.clear();
   Operands operands;
   std::vector<ir::Tensor> results;
+  std::vector<ir::Tensor> outputs(g.outputs().size());
   for (size_t i = 0; i < impl_->nodes.size(); ++i) {
     const ir::Node* n = impl_->nodes[i];
     operands.clear();
     for (int k = 0; k < n->num_inputs(); ++k) {
       const int s = impl_->operand_slots[i][k];
-      operands.push_back(s < 0 ? &n->input(k)->data() : &slots[s]);
+      operands.push_back(s < 0 ? &n->input(k)->data() : value[s]);
     }
     results.clear();
-    for (const ir::Value* out : n->outputs()) results.emplace_back(out->type().dtype, out->type().shape);
+    for (const ir::Value* out : n->outputs()) {
+      ir::Tensor& b = buffers[impl_->slot.at(out)];
+      if (b.raw() == nullptr) b = ir::Tensor::Uninitialized(out->type().dtype, out->type().shape);
+      results.push_back(std::move(b));
+    }
     const auto t0 = std::chrono::steady_clock::now();
     Status st = impl_->kernels[i](operands, results);
+    for (int k = 0; k < n->num_outputs(); ++k) buffers[impl_->slot.at(n->output(k))] = std::move(results[k]);
     if (!st.ok()) return Status(st.code(), n->Describe() + ": " + st.message());
     if (profile_)
       timings_.push_back({n, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
-    if (observer) observer(*n, results);
-    for (int k = 0; k < n->num_outputs(); ++k) slots[impl_->slot.at(n->output(k))] = std::move(results[k]);
-    for (int s : impl_->release[i]) slots[s] = ir::Tensor();
+    for (int k = 0; k < n->num_outputs(); ++k) {
+      const int s = impl_->slot.at(n->output(k));
+      value[s] = &buffers[s];
+    }
+    if (observer) {
+      results.clear();
+      for (int k = 0; k < n->num_outputs(); ++k) results.push_back(buffers[impl_->slot.at(n->output(k))]);
+      observer(*n, results);
+    }
   }
-  std::vector<ir::Tensor> outs;
-  for (const ir::Value* out : g.outputs())
-    outs.push_back(out->is_constant() ? out->data() : slots[impl_->slot.at(out)]);
-  return outs;
+  for (size_t o = 0; o < g.outputs().size(); ++o) {
+    const ir::Value* out = g.outputs()[o];
+    outputs[o] = out->is_constant() ? out->data() : *value[impl_->slot.at(out)];
+  }
+  return outputs;
 }
 
 }  // namespace tessera::exec

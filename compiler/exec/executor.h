@@ -1,6 +1,8 @@
 // The CPU reference executor: runs a verified graph node by node on the host,
 // in fp32 and in int8. For int8 graphs it is the golden model of the
-// accelerator (docs/quantization.md). Buffers are freed after their last use.
+// accelerator (docs/quantization.md). Every intermediate result has its own
+// buffer, allocated on the first run and reused by later ones (an executor
+// holds all activations of one inference); outputs are returned by value.
 #pragma once
 
 #include <functional>

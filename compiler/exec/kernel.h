@@ -1,7 +1,7 @@
 // CPU kernels of the reference executor. A factory inspects a node once
 // (attributes, constant weights) and returns a closure that computes the
-// node's results from its operands. Results arrive allocated (zero-filled)
-// with the node's result types. Integer requantization calls isa/alu.h so the
+// node's results from its operands. Results arrive allocated with the node's
+// result types but uninitialized: a kernel writes every element. Integer requantization calls isa/alu.h so the
 // executor is the bit-exact golden model of the accelerator.
 #pragma once
 

@@ -106,7 +106,10 @@ StatusOr<KernelFn> MakeGlobalPool(const ir::Node& node) {
   const int64_t rows = s[0] * s[1], len = ir::NumElements(s) / std::max<int64_t>(rows, 1);
   const bool avg = node.op() == "global_avg_pool";
   return KernelFn([=](const Operands& in, std::vector<Tensor>& out) -> Status {
-    if (len == 0) return OkStatus();
+    if (len == 0) {  // no spatial elements: define the result as 0
+      std::fill(out[0].raw(), out[0].raw() + out[0].nbytes(), uint8_t{0});
+      return OkStatus();
+    }
     if (avg) {
       const float* x = in[0]->data<float>();
       for (int64_t r = 0; r < rows; ++r) {

@@ -5,14 +5,16 @@
 namespace tessera::ir {
 namespace {
 
-uint8_t* AllocZeroed(size_t bytes) {
+uint8_t* Alloc(size_t bytes, bool zero) {
   size_t rounded = (bytes + 63) / 64 * 64;
   if (rounded == 0) rounded = 64;
   void* p = std::aligned_alloc(64, rounded);
   TSR_CHECK(p != nullptr, "out of memory allocating {} bytes", rounded);
-  std::memset(p, 0, rounded);
+  if (zero) std::memset(p, 0, rounded);
   return static_cast<uint8_t*>(p);
 }
+
+uint8_t* AllocZeroed(size_t bytes) { return Alloc(bytes, true); }
 
 }  // namespace
 
@@ -26,6 +28,16 @@ Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape
   for (int64_t d : shape_) TSR_CHECK(d >= 0, "negative dimension {}", d);
   numel_ = NumElements(shape_);
   data_.reset(AllocZeroed(nbytes()));
+}
+
+Tensor Tensor::Uninitialized(DType dtype, Shape shape) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  for (int64_t d : t.shape_) TSR_CHECK(d >= 0, "negative dimension {}", d);
+  t.numel_ = NumElements(t.shape_);
+  t.data_.reset(Alloc(t.nbytes(), false));
+  return t;
 }
 
 Tensor::Tensor(const Tensor& other) : dtype_(other.dtype_), shape_(other.shape_), numel_(other.numel_) {

@@ -23,6 +23,8 @@ class Tensor {
   Tensor() = default;
   // Zero-filled tensor.
   Tensor(DType dtype, Shape shape);
+  // Contents left undefined (for results a kernel overwrites entirely).
+  static Tensor Uninitialized(DType dtype, Shape shape);
   Tensor(const Tensor& other);
   Tensor& operator=(const Tensor& other);
   Tensor(Tensor&&) noexcept = default;
