@@ -1,0 +1,105 @@
+// Stream::Split: cuts the recorded stream into pieces that fit the
+// instruction buffer, each a balanced stream of its own ending in FINISH.
+//
+// Tokens pair up first-in first-out per queue. A pair whose push and pop land
+// in different pieces is dropped (both flags cleared): consecutive device
+// runs are serialized, which orders the two instructions anyway. Each piece
+// then drains: FINISH must not retire before the load and store modules are
+// done, so the last load (store) instruction of the piece pushes to compute
+// unless its token is already consumed inside the piece, and FINISH pops it.
+// Both are flag folds; splitting never adds instructions besides FINISH.
+#include "isa/encoding.h"
+#include "runtime/stream.h"
+#include "runtime/tokens.h"
+
+namespace tessera {
+
+StatusOr<Recording> Stream::Split() {
+  Recording rec;
+  rec.name = name_;
+  rec.config_name = cfg_->name;
+  rec.isa_fingerprint = cfg_->isa_fingerprint;
+  const int64_t n = static_cast<int64_t>(recs_.size());
+  const int64_t cap = opts_.insn_buffer_capacity;
+  if (cap < 2)
+    return InvalidArgumentError("stream '{}': instruction-buffer capacity {} is too small (at least 2: one "
+                                "instruction and FINISH)",
+                                name_, cap);
+  const int64_t body = cap - 1;  // FINISH takes the last slot of each piece
+  auto piece_of = [&](int64_t i) { return i / body; };
+
+  // FIFO pairing per queue; drop pairs that straddle a cut.
+  for (int q = 0; q < kNumTokenQueuePairs; ++q) {
+    const FieldId push = TokenPushField(q), pop = TokenPopField(q);
+    const Module from = TokenQueueFrom(q), to = TokenQueueTo(q);
+    std::vector<int64_t> pushes, pops;
+    for (int64_t i = 0; i < n; ++i) {
+      const Rec& r = recs_[i];
+      if (r.module == from && r.insn.Field(push)) pushes.push_back(i);
+      if (r.module == to && r.insn.Field(pop)) pops.push_back(i);
+    }
+    TSR_CHECK(pushes.size() == pops.size(), "queue {} unbalanced after the balance check", TokenQueueName(q));
+    for (size_t k = 0; k < pushes.size(); ++k) {
+      TSR_CHECK(pushes[k] < pops[k], "pop before its push on {}", TokenQueueName(q));
+      if (piece_of(pushes[k]) != piece_of(pops[k])) {
+        recs_[pushes[k]].insn.Field(push) = 0;
+        recs_[pops[k]].insn.Field(pop) = 0;
+        ++stats_.cut_tokens;
+      }
+    }
+  }
+
+  for (int64_t s = 0; s < n; s += body) {
+    const int64_t e = std::min(n, s + body);
+    const uint32_t piece = static_cast<uint32_t>(rec.pieces.size());
+    int64_t last_load = -1, last_store = -1;
+    for (int64_t i = s; i < e; ++i) {
+      if (recs_[i].module == Module::kLoad) last_load = i;
+      if (recs_[i].module == Module::kStore) last_store = i;
+    }
+    Instruction finish;
+    finish.opcode = static_cast<int64_t>(Opcode::kFinish);
+    if (last_load >= 0 && !recs_[last_load].insn.push_next) {
+      recs_[last_load].insn.push_next = 1;
+      finish.pop_prev = 1;
+      ++stats_.folded_tokens;
+    }
+    if (last_store >= 0 && !recs_[last_store].insn.push_prev) {
+      recs_[last_store].insn.push_prev = 1;
+      finish.pop_next = 1;
+      ++stats_.folded_tokens;
+    }
+    std::vector<Word128> words;
+    words.reserve(static_cast<size_t>(e - s + 1));
+    for (int64_t i = s; i < e; ++i) {
+      const Rec& r = recs_[i];
+      auto w = Encode(*cfg_, r.insn);
+      if (!w.ok()) return w.status().WithContext(fmt::format("stream '{}', instruction {}", name_, i));
+      words.push_back(*w);
+      const uint32_t idx = static_cast<uint32_t>(i - s);
+      if (r.slot >= 0)
+        rec.relocs.push_back(Relocation{piece, idx, RelocKind::kBuffer, static_cast<uint32_t>(r.slot),
+                                        static_cast<uint32_t>(cfg_->ElementBytes(r.insn.mem_type())), r.elem_offset});
+      else if (r.kernel >= 0)
+        rec.relocs.push_back(
+            Relocation{piece, idx, RelocKind::kKernel, static_cast<uint32_t>(r.kernel), kUopBytes, 0});
+    }
+    auto w = Encode(*cfg_, finish);
+    TSR_CHECK(w.ok(), "FINISH does not encode: {}", w.status().ToString());
+    words.push_back(*w);
+    rec.pieces.push_back(std::move(words));
+  }
+
+  for (const SlotInfo& si : slots_) {
+    rec.slots.push_back(si.rec);
+    rec.recorded_buffers.push_back(si.buffer);
+  }
+  rec.requires_resident = requires_resident_;
+  for (const UopResidency::Entry& e : uops_.entries())
+    if (!e.from_snapshot) rec.exit_resident.push_back(UopPlacement{static_cast<uint32_t>(KernelIndex(e.image)), e.offset});
+  rec.kernels = kernels_;
+  rec.stats = stats_;
+  return rec;
+}
+
+}  // namespace tessera
