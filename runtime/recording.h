@@ -67,6 +67,10 @@ class Recording {
   // declared slots). Not serialized: a deserialized recording must be bound.
   std::vector<Buffer> recorded_buffers;
   RecordingStats stats;
+  // Set by Stream::Finish: every word was validated when it was emitted, so
+  // Runtime::Load does not decode them again. Not serialized (a deserialized
+  // recording is checked word by word).
+  bool jit_validated = false;
 
   int64_t num_insns() const;
   // Index of the slot called `name`, or -1.

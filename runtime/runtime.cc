@@ -104,13 +104,15 @@ Status Runtime::CheckRecording(const Recording& rec) const {
         "recording '{}' was made for config '{}' (ISA fingerprint 0x{:016x}) but device '{}' runs config '{}' (ISA "
         "fingerprint 0x{:016x}): record it again for this config",
         rec.name, rec.config_name, rec.isa_fingerprint, dev.target(), cfg.name, fp);
+  for (size_t p = 0; p < rec.pieces.size(); ++p)
+    if (static_cast<int64_t>(rec.pieces[p].size()) > opts_.insn_buffer_capacity)
+      return ResourceExhaustedError("recording '{}': piece {} has {} instructions, more than the instruction-buffer "
+                                    "capacity of {}",
+                                    rec.name, p, rec.pieces[p].size(), opts_.insn_buffer_capacity);
+  if (rec.jit_validated) return OkStatus();
   std::vector<std::vector<Instruction>> insns(rec.pieces.size());
   for (size_t p = 0; p < rec.pieces.size(); ++p) {
     const auto& piece = rec.pieces[p];
-    if (static_cast<int64_t>(piece.size()) > opts_.insn_buffer_capacity)
-      return ResourceExhaustedError("recording '{}': piece {} has {} instructions, more than the instruction-buffer "
-                                    "capacity of {}",
-                                    rec.name, p, piece.size(), opts_.insn_buffer_capacity);
     insns[p].reserve(piece.size());
     for (size_t i = 0; i < piece.size(); ++i) {
       auto in = Decode(cfg, piece[i]);

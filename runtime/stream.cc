@@ -90,7 +90,7 @@ Status Stream::Emit(Rec r, bool take_pops) {
   if (take_pops)
     for (int q = 0; q < kNumTokenQueuePairs; ++q)
       if (pending_pop_[q] && TokenQueueTo(q) == r.module) {
-        r.insn.Field(TokenPopField(q)) = 1;
+        r.insn.*TokenPopFlag(q) = 1;
         pending_pop_[q] = false;
         ++stats_.folded_tokens;
       }
@@ -104,16 +104,16 @@ Status Stream::Push(Module from, Module to) {
   if (q < 0)
     return InvalidArgumentError("stream '{}': no dependency-token queue from {} to {} (queues: {})", name_,
                                 ModuleName(from), ModuleName(to), TokenQueueList());
-  const FieldId f = TokenPushField(q);
+  const InsnFlag f = TokenPushFlag(q);
   const int64_t j = last_[static_cast<int>(from)];
-  if (j >= 0 && recs_[j].insn.Field(f) == 0) {
+  if (j >= 0 && recs_[j].insn.*f == 0) {
     // The last instruction of `from` completing is exactly "everything issued on `from` so far".
-    recs_[j].insn.Field(f) = 1;
+    recs_[j].insn.*f = 1;
     ++stats_.folded_tokens;
   } else {
     Rec r;
     r.insn = NoOp(from);
-    r.insn.Field(f) = 1;
+    r.insn.*f = 1;
     TSR_RETURN_IF_ERROR(Emit(r, /*take_pops=*/false));
     ++stats_.noops;
   }
@@ -134,7 +134,7 @@ Status Stream::Pop(Module from, Module to) {
     // Two pops before any instruction on `to`: the first gets an instruction of its own.
     Rec r;
     r.insn = NoOp(to);
-    r.insn.Field(TokenPopField(q)) = 1;
+    r.insn.*TokenPopFlag(q) = 1;
     pending_pop_[q] = false;
     TSR_RETURN_IF_ERROR(Emit(r, /*take_pops=*/false));
     ++stats_.noops;
@@ -310,9 +310,9 @@ StatusOr<Recording> Stream::Finish() {
     if (pushed_[q] == popped_[q]) continue;
     // Name the instruction that pushed the oldest unmatched token.
     int64_t seen = 0, culprit = -1;
-    const FieldId f = TokenPushField(q);
+    const InsnFlag f = TokenPushFlag(q);
     for (size_t i = 0; i < recs_.size(); ++i)
-      if (recs_[i].insn.Field(f) && recs_[i].module == TokenQueueFrom(q) && ++seen == popped_[q] + 1) {
+      if (recs_[i].insn.*f && recs_[i].module == TokenQueueFrom(q) && ++seen == popped_[q] + 1) {
         culprit = static_cast<int64_t>(i);
         break;
       }
@@ -327,7 +327,7 @@ StatusOr<Recording> Stream::Finish() {
     if (pending_pop_[q]) {
       Rec r;
       r.insn = NoOp(TokenQueueTo(q));
-      r.insn.Field(TokenPopField(q)) = 1;
+      r.insn.*TokenPopFlag(q) = 1;
       pending_pop_[q] = false;
       TSR_RETURN_IF_ERROR(Emit(r, /*take_pops=*/false));
       ++stats_.noops;

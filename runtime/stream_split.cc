@@ -11,6 +11,7 @@
 #include "isa/encoding.h"
 #include "runtime/stream.h"
 #include "runtime/tokens.h"
+#include "runtime/word_encoder.h"
 
 namespace tessera {
 
@@ -27,23 +28,24 @@ StatusOr<Recording> Stream::Split() {
                                 name_, cap);
   const int64_t body = cap - 1;  // FINISH takes the last slot of each piece
   auto piece_of = [&](int64_t i) { return i / body; };
+  const WordEncoder encoder(*cfg_);  // every instruction was validated when it was emitted
 
   // FIFO pairing per queue; drop pairs that straddle a cut.
-  for (int q = 0; q < kNumTokenQueuePairs; ++q) {
-    const FieldId push = TokenPushField(q), pop = TokenPopField(q);
+  for (int q = 0; q < kNumTokenQueuePairs && n > body; ++q) {
+    const InsnFlag push = TokenPushFlag(q), pop = TokenPopFlag(q);
     const Module from = TokenQueueFrom(q), to = TokenQueueTo(q);
     std::vector<int64_t> pushes, pops;
     for (int64_t i = 0; i < n; ++i) {
       const Rec& r = recs_[i];
-      if (r.module == from && r.insn.Field(push)) pushes.push_back(i);
-      if (r.module == to && r.insn.Field(pop)) pops.push_back(i);
+      if (r.module == from && r.insn.*push) pushes.push_back(i);
+      if (r.module == to && r.insn.*pop) pops.push_back(i);
     }
     TSR_CHECK(pushes.size() == pops.size(), "queue {} unbalanced after the balance check", TokenQueueName(q));
     for (size_t k = 0; k < pushes.size(); ++k) {
       TSR_CHECK(pushes[k] < pops[k], "pop before its push on {}", TokenQueueName(q));
       if (piece_of(pushes[k]) != piece_of(pops[k])) {
-        recs_[pushes[k]].insn.Field(push) = 0;
-        recs_[pops[k]].insn.Field(pop) = 0;
+        recs_[pushes[k]].insn.*push = 0;
+        recs_[pops[k]].insn.*pop = 0;
         ++stats_.cut_tokens;
       }
     }
@@ -73,9 +75,7 @@ StatusOr<Recording> Stream::Split() {
     words.reserve(static_cast<size_t>(e - s + 1));
     for (int64_t i = s; i < e; ++i) {
       const Rec& r = recs_[i];
-      auto w = Encode(*cfg_, r.insn);
-      if (!w.ok()) return w.status().WithContext(fmt::format("stream '{}', instruction {}", name_, i));
-      words.push_back(*w);
+      words.push_back(encoder.Encode(r.insn));
       const uint32_t idx = static_cast<uint32_t>(i - s);
       if (r.slot >= 0)
         rec.relocs.push_back(Relocation{piece, idx, RelocKind::kBuffer, static_cast<uint32_t>(r.slot),
@@ -84,9 +84,7 @@ StatusOr<Recording> Stream::Split() {
         rec.relocs.push_back(
             Relocation{piece, idx, RelocKind::kKernel, static_cast<uint32_t>(r.kernel), kUopBytes, 0});
     }
-    auto w = Encode(*cfg_, finish);
-    TSR_CHECK(w.ok(), "FINISH does not encode: {}", w.status().ToString());
-    words.push_back(*w);
+    words.push_back(encoder.Encode(finish));
     rec.pieces.push_back(std::move(words));
   }
 
@@ -99,6 +97,7 @@ StatusOr<Recording> Stream::Split() {
     if (!e.from_snapshot) rec.exit_resident.push_back(UopPlacement{static_cast<uint32_t>(KernelIndex(e.image)), e.offset});
   rec.kernels = kernels_;
   rec.stats = stats_;
+  rec.jit_validated = true;
   return rec;
 }
 

@@ -31,12 +31,15 @@ inline const char* TokenQueueName(int q) {
 }
 inline const char* TokenQueueList() { return "load->compute, compute->load, compute->store, store->compute"; }
 // The flag on the producer's instruction (push towards `to`) and on the consumer's (pop from `from`).
-inline FieldId TokenPushField(int q) {
-  constexpr FieldId kPush[] = {FieldId::push_next, FieldId::push_prev, FieldId::push_next, FieldId::push_prev};
+using InsnFlag = int64_t Instruction::*;
+inline InsnFlag TokenPushFlag(int q) {
+  constexpr InsnFlag kPush[] = {&Instruction::push_next, &Instruction::push_prev, &Instruction::push_next,
+                                &Instruction::push_prev};
   return kPush[q];
 }
-inline FieldId TokenPopField(int q) {
-  constexpr FieldId kPop[] = {FieldId::pop_prev, FieldId::pop_next, FieldId::pop_prev, FieldId::pop_next};
+inline InsnFlag TokenPopFlag(int q) {
+  constexpr InsnFlag kPop[] = {&Instruction::pop_prev, &Instruction::pop_next, &Instruction::pop_prev,
+                               &Instruction::pop_next};
   return kPop[q];
 }
 
