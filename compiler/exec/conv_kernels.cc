@@ -74,6 +74,67 @@ void Im2Col(const T* x, int64_t channels, const ConvGeom& g, Out zp, Out* col) {
   }
 }
 
+// im2col of one group of one image packed straight into GEMM panels: row k
+// = (c, i, j) of the virtual im2col matrix, column p = oh * OW + ow.
+class ConvPacker : public BPacker {
+ public:
+  ConvPacker(const float* x, const ConvGeom& g) : x_(x), g_(g), nr_(GemmPanelWidth()) {}
+  void Pack(int64_t k0, int64_t kc, int64_t j0, int64_t nc, float* out) const override {
+    const ConvGeom& g = g_;
+    const int64_t khw = g.kh * g.kw, nr = nr_;
+    for (int64_t r = 0; r < kc; ++r) {
+      const int64_t k = k0 + r, c = k / khw, i = (k % khw) / g.kw, j = k % g.kw;
+      const float* xc = x_ + c * g.h * g.w;
+      const int64_t off = j * g.dw - g.pl;
+      // Output columns whose input column is inside [0, W).
+      int64_t ow0 = off >= 0 ? 0 : (-off + g.sw - 1) / g.sw;
+      int64_t ow1 = g.w - off <= 0 ? 0 : (g.w - off + g.sw - 1) / g.sw;
+      ow0 = std::min(ow0, g.ow);
+      ow1 = std::clamp(ow1, ow0, g.ow);
+      int64_t oh = j0 / g.ow, ow = j0 % g.ow;
+      for (int64_t q = 0; q < nc; q += nr) {
+        float* dst = out + (q / nr) * kc * nr + r * nr;
+        int64_t t = 0;
+        while (t < nr) {
+          const int64_t left = nc - q - t;
+          if (left <= 0) {
+            std::fill(dst + t, dst + nr, 0.f);
+            break;
+          }
+          // A run of columns within one output row.
+          const int64_t len = std::min({nr - t, g.ow - ow, left});
+          const int64_t ih = oh * g.sh - g.pt + i * g.dh;
+          if (ih < 0 || ih >= g.h) {
+            std::fill(dst + t, dst + t + len, 0.f);
+          } else {
+            const int64_t a = std::clamp(ow0, ow, ow + len), b = std::clamp(ow1, a, ow + len);
+            const float* src = xc + ih * g.w + off;
+            std::fill(dst + t, dst + t + (a - ow), 0.f);
+            float* d = dst + t + (a - ow);
+            if (g.sw == 1) {
+              std::copy(src + a, src + b, d);
+            } else {
+              for (int64_t x = a; x < b; ++x) d[x - a] = src[x * g.sw];
+            }
+            std::fill(dst + t + (b - ow), dst + t + len, 0.f);
+          }
+          t += len;
+          ow += len;
+          if (ow == g.ow) {
+            ow = 0;
+            ++oh;
+          }
+        }
+      }
+    }
+  }
+
+ private:
+  const float* x_;
+  const ConvGeom& g_;
+  int64_t nr_;
+};
+
 // Direct depthwise loop over a zero-padded copy: out[c][oh][ow] = sum w * (x - zp).
 template <typename Acc, typename T>
 void Depthwise(const T* x, Acc zp, const Acc* w, const ConvGeom& g, Acc* out) {
@@ -116,9 +177,14 @@ void FloatConv(const float* x, const float* w, const std::vector<PackedA>& packe
     return;
   }
   const int64_t K = g.k(), P = g.p(), Mg = g.mg(), Cg = g.cg();
-  float* col = g.pointwise() ? nullptr : ScratchAs<float>(0, K * P);
+  const bool direct = !packed.empty() && !g.pointwise();  // im2col packed straight into panels
+  float* col = g.pointwise() || direct ? nullptr : ScratchAs<float>(0, K * P);
   for (int64_t grp = 0; grp < g.group; ++grp) {
     const float* xg = x + grp * Cg * g.h * g.w;
+    if (direct) {
+      SgemmPacked(packed[grp], P, ConvPacker(xg, g), out + grp * Mg * P, P);
+      continue;
+    }
     const float* b = xg;
     if (col) {
       Im2Col(xg, Cg, g, 0.f, col);

@@ -125,9 +125,22 @@ void StoreTile(const VecF acc[kMR][2], int64_t mr, int64_t nr, T* c, int64_t ldc
 inline int64_t PackedOffset(int64_t m_pad, int64_t pc, int64_t ic, int64_t kc) { return m_pad * pc + ic * kc; }
 
 // C = A * B (+ C). `packed`, when given, holds A already packed (PackAForSgemm).
+// B as a plain row-major matrix.
+class MatrixPacker : public BPacker {
+ public:
+  MatrixPacker(const float* b, int64_t ldb) : b_(b), ldb_(ldb) {}
+  void Pack(int64_t k0, int64_t kc, int64_t j0, int64_t nc, float* out) const override {
+    PackB(kc, nc, b_ + k0 * ldb_ + j0, ldb_, out);
+  }
+
+ private:
+  const float* b_;
+  int64_t ldb_;
+};
+
 template <typename T>
-void Gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const PackedA* packed, const float* b,
-          int64_t ldb, T* c, int64_t ldc, bool accumulate) {
+void Gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const PackedA* packed, const BPacker& b,
+          T* c, int64_t ldc, bool accumulate) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {
     if (!accumulate)
@@ -142,7 +155,7 @@ void Gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const Pa
     const int64_t nc = std::min(kNC, n - jc);
     for (int64_t pc = 0; pc < k; pc += kKC) {
       const int64_t kc = std::min(kKC, k - pc);
-      PackB(kc, nc, b + pc * ldb + jc, ldb, bp);
+      b.Pack(pc, kc, jc, nc, bp);
       const bool add = accumulate || pc > 0;
       for (int64_t ic = 0; ic < m; ic += kMC) {
         const int64_t mc = std::min(kMC, m - ic);
@@ -170,7 +183,7 @@ void Gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const Pa
 
 void Sgemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
            int64_t ldc, bool accumulate) {
-  Gemm<float>(m, n, k, a, lda, nullptr, b, ldb, c, ldc, accumulate);
+  Gemm<float>(m, n, k, a, lda, nullptr, MatrixPacker(b, ldb), c, ldc, accumulate);
 }
 
 PackedA PackAForSgemm(const float* a, int64_t lda, int64_t m, int64_t k) {
@@ -188,12 +201,18 @@ PackedA PackAForSgemm(const float* a, int64_t lda, int64_t m, int64_t k) {
 }
 
 void SgemmPacked(const PackedA& a, int64_t n, const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate) {
-  Gemm<float>(a.m, n, a.k, nullptr, 0, &a, b, ldb, c, ldc, accumulate);
+  Gemm<float>(a.m, n, a.k, nullptr, 0, &a, MatrixPacker(b, ldb), c, ldc, accumulate);
+}
+
+int64_t GemmPanelWidth() { return kNR; }
+
+void SgemmPacked(const PackedA& a, int64_t n, const BPacker& b, float* c, int64_t ldc) {
+  Gemm<float>(a.m, n, a.k, nullptr, 0, &a, b, c, ldc, false);
 }
 
 void IgemmExact(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
                 int32_t* c, int64_t ldc, bool accumulate) {
-  Gemm<int32_t>(m, n, k, a, lda, nullptr, b, ldb, c, ldc, accumulate);
+  Gemm<int32_t>(m, n, k, a, lda, nullptr, MatrixPacker(b, ldb), c, ldc, accumulate);
 }
 
 }  // namespace tessera::exec

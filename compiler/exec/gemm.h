@@ -33,4 +33,16 @@ struct PackedA {
 PackedA PackAForSgemm(const float* a, int64_t lda, int64_t m, int64_t k);
 void SgemmPacked(const PackedA& a, int64_t n, const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate);
 
+// B given implicitly (e.g. im2col of a convolution input, never materialized):
+// Pack writes rows [k0, k0 + kc) x columns [j0, j0 + nc) into panels of
+// kGemmPanel columns -- panel q holds column j0 + q*kGemmPanel + t of row
+// k0 + r at [q * kc * kGemmPanel + r * kGemmPanel + t], zeros past nc.
+class BPacker {
+ public:
+  virtual ~BPacker() = default;
+  virtual void Pack(int64_t k0, int64_t kc, int64_t j0, int64_t nc, float* panels) const = 0;
+};
+int64_t GemmPanelWidth();
+void SgemmPacked(const PackedA& a, int64_t n, const BPacker& b, float* c, int64_t ldc);
+
 }  // namespace tessera::exec
