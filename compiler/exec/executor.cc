@@ -86,9 +86,9 @@ StatusOr<std::vector<ir::Tensor>> Executor::Run(const std::vector<ir::Tensor>& i
       value[s] = &buffers[s];
     }
     if (observer) {
-      results.clear();
-      for (int k = 0; k < n->num_outputs(); ++k) results.push_back(buffers[impl_->slot.at(n->output(k))]);
-      observer(*n, results);
+      std::vector<const ir::Tensor*> seen;
+      for (int k = 0; k < n->num_outputs(); ++k) seen.push_back(value[impl_->slot.at(n->output(k))]);
+      observer(*n, seen);
     }
   }
   for (size_t o = 0; o < g.outputs().size(); ++o) {

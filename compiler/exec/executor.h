@@ -20,7 +20,7 @@ class Node;
 namespace tessera::exec {
 
 // Called after each node with its results (calibration observers, tracing).
-using NodeObserver = std::function<void(const ir::Node& node, const std::vector<ir::Tensor>& results)>;
+using NodeObserver = std::function<void(const ir::Node& node, const std::vector<const ir::Tensor*>& results)>;
 
 struct NodeTiming {
   const ir::Node* node;

@@ -110,10 +110,13 @@ StatusOr<KernelFn> MakeGemm(const ir::Node& node) {
   ReadAct(node, &lo, &hi);
   const Shape o = node.output()->type().shape;
   const int64_t k = ta ? node.input(0)->type().shape[0] : node.input(0)->type().shape[1];
+  // Constant transposed weights are transposed once.
+  auto b_fixed = std::make_shared<std::vector<float>>();
+  if (tb && node.input(1)->is_constant()) Contiguous(node.input(1)->data(), true, *b_fixed);
   return KernelFn([=](const Operands& in, std::vector<Tensor>& out) -> Status {
     std::vector<float> at, bt;
     const float* a = Contiguous(*in[0], ta, at);
-    const float* b = Contiguous(*in[1], tb, bt);
+    const float* b = b_fixed->empty() ? Contiguous(*in[1], tb, bt) : b_fixed->data();
     float* y = out[0].data<float>();
     Sgemm(o[0], o[1], k, a, k, b, o[1], y, o[1], false);
     if (alpha != 1.f)
