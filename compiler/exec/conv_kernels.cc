@@ -39,35 +39,45 @@ ConvGeom ReadGeom(const ir::Node& node) {
 }
 
 // col[(c * kh + i) * kw + j][oh * OW + ow] = x[c][ih][iw] - zp (0 outside).
+// Geometry is copied into locals: int8 stores may alias anything, and the
+// compiler would otherwise reload it every element.
 template <typename T, typename Out = float>
-void Im2Col(const T* x, int64_t channels, const ConvGeom& g, Out zp, Out* col) {
-  const int64_t P = g.p();
+void Im2Col(const T* x, int64_t channels, const ConvGeom& geom, Out zp, Out* col) {
+  const int64_t P = geom.p(), H = geom.h, W = geom.w, OH = geom.oh, OW = geom.ow, KH = geom.kh, KW = geom.kw;
+  const int64_t SH = geom.sh, SW = geom.sw, PT = geom.pt, PL = geom.pl, DH = geom.dh, DW = geom.dw;
   for (int64_t c = 0; c < channels; ++c) {
-    const T* xc = x + c * g.h * g.w;
-    for (int64_t i = 0; i < g.kh; ++i) {
-      for (int64_t j = 0; j < g.kw; ++j) {
-        Out* row = col + ((c * g.kh + i) * g.kw + j) * P;
+    const T* xc = x + c * H * W;
+    for (int64_t i = 0; i < KH; ++i) {
+      for (int64_t j = 0; j < KW; ++j) {
+        Out* row = col + ((c * KH + i) * KW + j) * P;
         // Output columns whose input column is inside [0, W).
-        const int64_t off = j * g.dw - g.pl;
-        int64_t ow0 = off >= 0 ? 0 : (-off + g.sw - 1) / g.sw;
-        int64_t ow1 = g.w - off <= 0 ? 0 : (g.w - off + g.sw - 1) / g.sw;
-        ow0 = std::min(ow0, g.ow);
-        ow1 = std::clamp(ow1, ow0, g.ow);
-        for (int64_t oh = 0; oh < g.oh; ++oh) {
-          Out* r = row + oh * g.ow;
-          const int64_t ih = oh * g.sh - g.pt + i * g.dh;
-          if (ih < 0 || ih >= g.h) {
-            std::fill(r, r + g.ow, Out{0});
+        const int64_t off = j * DW - PL;
+        int64_t ow0 = off >= 0 ? 0 : (-off + SW - 1) / SW;
+        int64_t ow1 = W - off <= 0 ? 0 : (W - off + SW - 1) / SW;
+        ow0 = std::min(ow0, OW);
+        ow1 = std::clamp(ow1, ow0, OW);
+        for (int64_t oh = 0; oh < OH; ++oh) {
+          Out* __restrict r = row + oh * OW;
+          const int64_t ih = oh * SH - PT + i * DH;
+          if (ih < 0 || ih >= H) {
+            std::fill(r, r + OW, Out{0});
             continue;
           }
-          const T* src = xc + ih * g.w + off;
+          const T* __restrict src = xc + ih * W + off;
           std::fill(r, r + ow0, Out{0});
-          if (g.sw == 1) {
+          if constexpr (std::is_same_v<T, Out>) {
+            if (SW == 1 && zp == Out{0}) {  // short rows: memcpy beats a vectorized loop's tail
+              std::memcpy(r + ow0, src + ow0, (ow1 - ow0) * sizeof(Out));
+              std::fill(r + ow1, r + OW, Out{0});
+              continue;
+            }
+          }
+          if (SW == 1) {
             for (int64_t ow = ow0; ow < ow1; ++ow) r[ow] = static_cast<Out>(static_cast<Out>(src[ow]) - zp);
           } else {
-            for (int64_t ow = ow0; ow < ow1; ++ow) r[ow] = static_cast<Out>(static_cast<Out>(src[ow * g.sw]) - zp);
+            for (int64_t ow = ow0; ow < ow1; ++ow) r[ow] = static_cast<Out>(static_cast<Out>(src[ow * SW]) - zp);
           }
-          std::fill(r + ow1, r + g.ow, Out{0});
+          std::fill(r + ow1, r + OW, Out{0});
         }
       }
     }
@@ -371,12 +381,7 @@ StatusOr<KernelFn> MakeQConv(const ir::Node& node) {
       int8_t* y = out[0].data<int8_t>() + n * g.m * P;
       const int shift = rq.shift;
       const int64_t lo = rq.lo, hi = rq.hi;  // locals: int8 stores may alias captured state
-      for (int64_t m = 0; m < g.m; ++m) {
-        const int64_t b = bias ? bias[m] : 0, mult = rq.M(m);
-        const int32_t* a = acc + m * P;
-        int8_t* ym = y + m * P;
-        for (int64_t p = 0; p < P; ++p) ym[p] = static_cast<int8_t>(alu::Requantize(a[p], b, mult, shift, lo, hi, 32));
-      }
+      for (int64_t m = 0; m < g.m; ++m) RequantizeRun(acc + m * P, P, bias ? bias[m] : 0, rq.M(m), shift, lo, hi, y + m * P);
     }
     return OkStatus();
   });

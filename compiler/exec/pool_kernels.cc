@@ -29,31 +29,34 @@ PoolGeom ReadPool(const ir::Node& node) {
 // Padding never participates: the result is the max over in-bounds elements
 // (the same as padding with the type's lowest value).
 template <typename T>
-void MaxPool(const PoolGeom& g, const T* x, T* y) {
+void MaxPool(const PoolGeom& geom, const T* x, T* y) {
+  // Locals: int8 stores may alias the geometry otherwise.
+  const int64_t NC = geom.n * geom.c, H = geom.h, W = geom.w, OH = geom.oh, OW = geom.ow, KH = geom.kh, KW = geom.kw;
+  const int64_t SH = geom.sh, SW = geom.sw, PT = geom.pt, PL = geom.pl, DH = geom.dh, DW = geom.dw;
   T lowest = std::numeric_limits<T>::lowest();
   if constexpr (std::is_same_v<T, float>) lowest = -INFINITY;
-  for (int64_t nc = 0; nc < g.n * g.c; ++nc) {
-    const T* xc = x + nc * g.h * g.w;
-    T* yc = y + nc * g.oh * g.ow;
-    for (int64_t oh = 0; oh < g.oh; ++oh)
-      for (int64_t ow = 0; ow < g.ow; ++ow) {
+  for (int64_t nc = 0; nc < NC; ++nc) {
+    const T* xc = x + nc * H * W;
+    T* yc = y + nc * OH * OW;
+    for (int64_t oh = 0; oh < OH; ++oh)
+      for (int64_t ow = 0; ow < OW; ++ow) {
         T m = lowest;
-        const int64_t h0 = oh * g.sh - g.pt, w0 = ow * g.sw - g.pl;
-        if (g.dh == 1 && g.dw == 1) {  // in-bounds window rows and columns, no per-element test
-          const int64_t h1 = std::min(h0 + g.kh, g.h), w1 = std::min(w0 + g.kw, g.w);
+        const int64_t h0 = oh * SH - PT, w0 = ow * SW - PL;
+        if (DH == 1 && DW == 1) {  // in-bounds window rows and columns, no per-element test
+          const int64_t h1 = std::min(h0 + KH, H), w1 = std::min(w0 + KW, W);
           for (int64_t ih = std::max<int64_t>(h0, 0); ih < h1; ++ih)
-            for (int64_t iw = std::max<int64_t>(w0, 0); iw < w1; ++iw) m = std::max(m, xc[ih * g.w + iw]);
+            for (int64_t iw = std::max<int64_t>(w0, 0); iw < w1; ++iw) m = std::max(m, xc[ih * W + iw]);
         } else {
-          for (int64_t i = 0; i < g.kh; ++i) {
-            const int64_t ih = h0 + i * g.dh;
-            if (ih < 0 || ih >= g.h) continue;
-            for (int64_t j = 0; j < g.kw; ++j) {
-              const int64_t iw = w0 + j * g.dw;
-              if (iw >= 0 && iw < g.w) m = std::max(m, xc[ih * g.w + iw]);
+          for (int64_t i = 0; i < KH; ++i) {
+            const int64_t ih = h0 + i * DH;
+            if (ih < 0 || ih >= H) continue;
+            for (int64_t j = 0; j < KW; ++j) {
+              const int64_t iw = w0 + j * DW;
+              if (iw >= 0 && iw < W) m = std::max(m, xc[ih * W + iw]);
             }
           }
         }
-        yc[oh * g.ow + ow] = m;
+        yc[oh * OW + ow] = m;
       }
   }
 }

@@ -3,6 +3,7 @@
 // requantize, written as sequences of isa/alu.h primitives.
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "compiler/exec/kernel.h"
 #include "isa/alu.h"
@@ -74,14 +75,22 @@ StatusOr<KernelFn> MakeQAdd(const ir::Node& node) {
     // Locals: int8 stores may alias anything, so captured values would be reloaded every element.
     const int64_t m0 = m[0], m1 = m[1], s0 = s[0], s1 = s[1], ps = post, l = lo, h = hi;
     const int64_t n = in[0]->numel();
-    for (int64_t i = 0; i < n; ++i) {
-      int64_t ta = alu::Apply(AluOp::kMulShr, a[i], m0, s0, 32);
-      const int64_t tb = alu::Apply(AluOp::kMulShr, b[i], m1, s1, 32);
-      ta = alu::Apply(AluOp::kAdd, ta, tb, 0, 32);
-      ta = alu::Apply(AluOp::kShr, ta, ps, 0, 32);
-      ta = alu::Apply(AluOp::kMax, ta, l, 0, 32);
-      y[i] = static_cast<int8_t>(alu::Apply(AluOp::kMin, ta, h, 0, 32));
-    }
+    auto run = [&](auto in_range) {
+      // Stating the shifts' range lets the compiler drop the alu:: helpers' branches and vectorize.
+      if constexpr (decltype(in_range)::value) {
+        if (s0 < 1 || s0 > 63 || s1 < 1 || s1 > 63 || ps < 1 || ps > 31) __builtin_unreachable();
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t ta = alu::Apply(AluOp::kMulShr, a[i], m0, s0, 32);
+        const int64_t tb = alu::Apply(AluOp::kMulShr, b[i], m1, s1, 32);
+        ta = alu::Apply(AluOp::kAdd, ta, tb, 0, 32);
+        ta = alu::Apply(AluOp::kShr, ta, ps, 0, 32);
+        ta = alu::Apply(AluOp::kMax, ta, l, 0, 32);
+        y[i] = static_cast<int8_t>(alu::Apply(AluOp::kMin, ta, h, 0, 32));
+      }
+    };
+    if (s0 >= 1 && s0 <= 63 && s1 >= 1 && s1 <= 63 && ps >= 1 && ps <= 31) run(std::true_type{});
+    else run(std::false_type{});
     return OkStatus();
   });
 }
@@ -101,9 +110,7 @@ StatusOr<KernelFn> MakeRequantize(const ir::Node& node) {
     for (int64_t i0 = 0; i0 < x.numel(); i0 += inner) {
       const int64_t mult = rq.M(per_channel ? (i0 / inner) % channels : 0);
       if (x.dtype() == DType::kI32) {
-        const int32_t* xs = x.data<int32_t>() + i0;
-        for (int64_t i = 0; i < inner; ++i)
-          y[i0 + i] = static_cast<int8_t>(alu::Requantize(xs[i], 0, mult, shift, lo, hi, 32));
+        RequantizeRun(x.data<int32_t>() + i0, inner, 0, mult, shift, lo, hi, y + i0);
       } else {
         const int8_t* xs = x.data<int8_t>() + i0;
         for (int64_t i = 0; i < inner; ++i)
