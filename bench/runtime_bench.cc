@@ -5,6 +5,8 @@
 // utilization). Run: build/bench/runtime_bench (see docs/performance.md).
 #include <benchmark/benchmark.h>
 
+#include <optional>
+
 #include "examples/matmul/tiled_matmul.h"
 #include "runtime/runtime.h"
 
@@ -26,27 +28,56 @@ std::unique_ptr<Runtime> OpenRuntime(const std::string& target) {
   return rt.ok() ? std::move(rt).value() : nullptr;
 }
 
+// Records the tiled matmul against a, b, c and loads it; nullopt (and the
+// benchmark skipped) on any error.
+std::optional<Executable> LoadMatmul(benchmark::State& state, Runtime* rt, const example::MatmulPlan& plan,
+                                     const Buffer& a, const Buffer& b, const Buffer& c) {
+  Stream s = rt->NewStream("matmul");
+  Status st = example::RecordMatmul(&s, plan, a, b, c, &rt->kernel_cache());
+  if (st.ok()) {
+    auto rec = s.Finish();
+    if (rec.ok()) {
+      auto x = rt->Load(*rec);
+      if (x.ok()) return std::move(x).value();
+      st = x.status();
+    } else {
+      st = rec.status();
+    }
+  }
+  state.SkipWithError(st.ToString().c_str());
+  return std::nullopt;
+}
+
 // Recording cost per instruction: N 2-D loads, each folding a token, then
 // Finish (pairing, draining, encoding every word).
 void BM_JitDmaInstructions(benchmark::State& state) {
   const HwConfig& cfg = DefaultConfig();
   const int64_t n = state.range(0);
   Stream s(cfg, "bench");
-  Slot a = *s.DeclareSlot("A", 1 << 24);
+  int64_t insns = 0;
   Dma2D d;
   d.y_size = 4;
   d.x_size = 8;
   d.x_stride = 64;
   for (auto _ : state) {
+    Slot a = *s.DeclareSlot("A", 1 << 24);  // Finish empties the stream, slots included
     for (int64_t i = 0; i < n; ++i) {
-      (void)s.Load(MemType::kInp, (i % 64) * 32, a, i * 8, d);
-      (void)s.Push(kLd, kCp);
-      (void)s.Pop(kLd, kCp);
+      Status st = s.Load(MemType::kInp, (i % 64) * 32, a, i * 8, d);
+      if (st.ok()) st = s.Push(kLd, kCp);
+      if (st.ok()) st = s.Pop(kLd, kCp);
+      if (!st.ok()) {
+        state.SkipWithError(st.ToString().c_str());
+        return;
+      }
     }
-    auto rec = s.Finish();  // n loads + n compute no-ops carrying the pops + FINISH
-    benchmark::DoNotOptimize(rec);
+    auto rec = s.Finish();  // n loads + n compute no-ops carrying the pops + a FINISH per piece
+    if (!rec.ok() || rec->num_insns() != 2 * n + static_cast<int64_t>(rec->pieces.size())) {
+      state.SkipWithError("unexpected recording");
+      return;
+    }
+    insns += rec->num_insns();
   }
-  state.SetItemsProcessed(state.iterations() * (2 * n + 1));
+  state.SetItemsProcessed(insns);
 }
 BENCHMARK(BM_JitDmaInstructions)->Arg(1000)->Arg(100000);
 
@@ -61,8 +92,12 @@ void BM_JitMatmulStream(benchmark::State& state) {
     Stream s(cfg, "mm");
     Slot a = *s.DeclareSlot("A", plan->a_bytes), b = *s.DeclareSlot("B", plan->b_bytes),
          c = *s.DeclareSlot("C", plan->c_bytes);
-    (void)example::RecordMatmul(&s, *plan, a, b, c, &kernels);
+    Status st = example::RecordMatmul(&s, *plan, a, b, c, &kernels);
     auto rec = s.Finish();
+    if (!st.ok() || !rec.ok()) {
+      state.SkipWithError("recording failed");
+      return;
+    }
     insns += rec->num_insns();
   }
   state.SetItemsProcessed(insns);
@@ -109,7 +144,11 @@ void BM_StreamGemm(benchmark::State& state) {
   Stream s(cfg, "bench");
   int64_t n = 0;
   for (auto _ : state) {
-    (void)s.Gemm(resident ? k1 : (n % 2 ? k1 : k2));
+    Status st = s.Gemm(resident ? k1 : (n % 2 ? k1 : k2));
+    if (!st.ok()) {
+      state.SkipWithError(st.ToString().c_str());
+      return;
+    }
     if (++n % 4096 == 0) {
       state.PauseTiming();
       benchmark::DoNotOptimize(s.Finish());
@@ -136,10 +175,17 @@ void BM_ResnetLayerFresh(benchmark::State& state) {
   for (auto _ : state) {
     KernelCache kernels;  // nothing cached
     Stream s = rt->NewStream("conv3x3");
-    (void)example::RecordMatmul(&s, *plan, a, b, c, &kernels);
+    Status st = example::RecordMatmul(&s, *plan, a, b, c, &kernels);
     auto rec = s.Finish();
+    if (!st.ok() || !rec.ok()) {
+      state.SkipWithError("recording failed");
+      return;
+    }
     auto x = rt->Load(*rec);
-    benchmark::DoNotOptimize(x->Upload());
+    if (!x.ok() || !x->Upload().ok()) {
+      state.SkipWithError("load failed");
+      return;
+    }
     insns = rec->num_insns();
   }
   state.counters["insns"] = static_cast<double>(insns);
@@ -157,16 +203,19 @@ void BM_ResnetLayerReplay(benchmark::State& state) {
     set[1] = *rt->Alloc(plan->b_bytes, "B");
     set[2] = *rt->Alloc(plan->c_bytes, "C");
   }
-  Stream s = rt->NewStream("conv3x3");
-  (void)example::RecordMatmul(&s, *plan, bufs[0][0], bufs[0][1], bufs[0][2], &rt->kernel_cache());
-  auto x = rt->Load(*s.Finish());
+  auto x = LoadMatmul(state, rt.get(), *plan, bufs[0][0], bufs[0][1], bufs[0][2]);
+  if (!x) return;
   int64_t n = 0;
   for (auto _ : state) {
     const auto& set = bufs[++n % 2];
-    (void)x->Bind(0, set[0]);
-    (void)x->Bind(1, set[1]);
-    (void)x->Bind(2, set[2]);
-    benchmark::DoNotOptimize(x->Upload());
+    Status st = x->Bind(0, set[0]);
+    if (st.ok()) st = x->Bind(1, set[1]);
+    if (st.ok()) st = x->Bind(2, set[2]);
+    if (st.ok()) st = x->Upload();
+    if (!st.ok()) {
+      state.SkipWithError(st.ToString().c_str());
+      return;
+    }
   }
   state.counters["patched"] = static_cast<double>(x->patched_fields()) / static_cast<double>(n);
 }
@@ -181,9 +230,8 @@ void BM_ResnetLayerRun(benchmark::State& state, const char* target) {
   }
   auto plan = example::PlanMatmul(rt->config(), kLayer, 12);
   Buffer a = *rt->Alloc(plan->a_bytes, "A"), b = *rt->Alloc(plan->b_bytes, "B"), c = *rt->Alloc(plan->c_bytes, "C");
-  Stream s = rt->NewStream("conv3x3");
-  (void)example::RecordMatmul(&s, *plan, a, b, c, &rt->kernel_cache());
-  auto x = rt->Load(*s.Finish());
+  auto x = LoadMatmul(state, rt.get(), *plan, a, b, c);
+  if (!x) return;
   for (auto _ : state) {
     Status st = x->Run();
     if (!st.ok()) state.SkipWithError(st.ToString().c_str());
@@ -201,9 +249,8 @@ void BM_Matmul512Sim(benchmark::State& state) {
   auto rt = OpenRuntime("sim");
   auto plan = example::PlanMatmul(rt->config(), {512, 512, 512}, 12);
   Buffer a = *rt->Alloc(plan->a_bytes, "A"), b = *rt->Alloc(plan->b_bytes, "B"), c = *rt->Alloc(plan->c_bytes, "C");
-  Stream s = rt->NewStream("mm512");
-  (void)example::RecordMatmul(&s, *plan, a, b, c, &rt->kernel_cache());
-  auto x = rt->Load(*s.Finish());
+  auto x = LoadMatmul(state, rt.get(), *plan, a, b, c);
+  if (!x) return;
   for (auto _ : state) {
     Status st = x->Run();
     if (!st.ok()) state.SkipWithError(st.ToString().c_str());

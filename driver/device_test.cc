@@ -37,6 +37,16 @@ TEST(Device, IdentityRegisters) {
   EXPECT_EQ(dev->ReadReg(0xFFC), 0u);  // unmapped offsets read as zero
 }
 
+TEST(Device, RegisterMapMatchesTheProtocolDocument) {
+  // docs/device-protocol.md, "Register map" and "Counters".
+  EXPECT_EQ(regs::CounterOffset(regs::Counter::kCycles), 0x040u);
+  EXPECT_EQ(regs::CounterOffset(regs::Counter::kDramWriteBytes), 0x070u);
+  EXPECT_EQ(regs::CounterOffset(regs::ModuleCounter(0, 0)), 0x078u);
+  EXPECT_EQ(regs::CounterOffset(regs::ModuleCounter(3, 3)), 0x078u + 32 * 3 + 8 * 3);
+  EXPECT_EQ(regs::kRegisterWindowBytes, 0xF8u);
+  EXPECT_STREQ(regs::ErrorCodeName(regs::ErrorCode::kWatchdog), "watchdog timeout");
+}
+
 TEST(Device, UnknownAndUnavailableTargets) {
   HwConfig cfg = testing::LoadConfigOrDie("configs/default.json");
   auto bad = OpenDevice("gpu", cfg);

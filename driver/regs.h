@@ -49,7 +49,7 @@ inline constexpr uint32_t kNumCounters = static_cast<uint32_t>(Counter::kCount);
 inline constexpr Counter ModuleCounter(int m, int k) {
   return static_cast<Counter>(static_cast<uint32_t>(Counter::kModuleBase) + 4 * m + k);
 }
-inline constexpr uint32_t kRegisterWindowBytes = kCounterBase + 8 * kNumCounters;  // 0x130
+inline constexpr uint32_t kRegisterWindowBytes = kCounterBase + 8 * kNumCounters;  // 0xF8
 
 // CTRL bits.
 inline constexpr uint32_t kCtrlStart = 1u << 0;  // start a run at INSN_ADDR with INSN_COUNT

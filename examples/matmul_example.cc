@@ -142,9 +142,9 @@ StatusOr<bool> Main(const Args& args) {
 int main(int argc, char** argv) {
   tessera::example::Args args;
   CLI::App app{"int8 C = A . B on the Tessera accelerator through the runtime API, checked against the CPU"};
-  app.add_option("--m", args.m, "rows of A and C")->check(CLI::PositiveNumber);
-  app.add_option("--n", args.n, "columns of B and C")->check(CLI::PositiveNumber);
-  app.add_option("--k", args.k, "columns of A, rows of B")->check(CLI::PositiveNumber);
+  app.add_option("--m", args.m, "rows of A and C")->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+  app.add_option("--n", args.n, "columns of B and C")->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+  app.add_option("--k", args.k, "columns of A, rows of B")->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   app.add_option("-c,--config", args.config, "hardware config JSON")->capture_default_str();
   app.add_option("--target", args.target, "device backend: ref or sim")->capture_default_str();
   app.add_option("--shift", args.shift, "requantization shift (default: 7 + log2(K)/2, rounded)");

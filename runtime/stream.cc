@@ -3,17 +3,29 @@
 #include "isa/asm.h"
 #include "isa/encoding.h"
 #include "runtime/runtime.h"
-#include "runtime/tokens.h"
 
 namespace tessera {
 
 Stream::Stream(const HwConfig& cfg, std::string name, StreamOptions opts)
-    : cfg_(&cfg), name_(std::move(name)), opts_(opts) {
-  Reset();
+    : cfg_(&cfg), encoder_(cfg), name_(std::move(name)), opts_(opts) {
+  Init();
 }
 
-Stream::Stream(Runtime* rt, std::string name) : cfg_(&rt->config()), rt_(rt), name_(std::move(name)) {
+Stream::Stream(Runtime* rt, std::string name)
+    : cfg_(&rt->config()), rt_(rt), encoder_(rt->config()), name_(std::move(name)) {
   opts_.insn_buffer_capacity = rt->options().insn_buffer_capacity;
+  Init();
+}
+
+void Stream::Init() {
+  for (int f = 0; f < kNumTokenFlags; ++f) {
+    const FieldId id = FieldOf(static_cast<TokenFlag>(f));
+    const FieldSlot& s = cfg_->layout.slot(Format::kMem, id);
+    for (int fmt = 0; fmt < kNumFormats; ++fmt)
+      TSR_CHECK(cfg_->layout.slot(static_cast<Format>(fmt), id).lsb == s.lsb && s.lsb < 64 && s.width == 1,
+                "dependency flag {} is not at the same bit in every format", kFields[static_cast<int>(id)].name);
+    flag_lsb_[f] = s.lsb;
+  }
   Reset();
 }
 
@@ -81,19 +93,20 @@ Instruction Stream::NoOp(Module m) const {
   return in;
 }
 
-Status Stream::Emit(Rec r, bool take_pops) {
-  Status v = ValidateInstruction(*cfg_, r.insn);
+Status Stream::Emit(Instruction in, Rec r, bool take_pops) {
+  Status v = ValidateInstruction(*cfg_, in);
   if (!v.ok())
     return Status(v.code(), fmt::format("stream '{}', instruction {} ({}): {}", name_, recs_.size(),
-                                        FormatInstruction(*cfg_, r.insn), v.message()));
-  r.module = ModuleOf(r.insn);
+                                        FormatInstruction(*cfg_, in), v.message()));
+  r.module = ModuleOf(in);
   if (take_pops)
     for (int q = 0; q < kNumTokenQueuePairs; ++q)
       if (pending_pop_[q] && TokenQueueTo(q) == r.module) {
-        r.insn.*TokenPopFlag(q) = 1;
+        FlagOf(in, TokenPopFlag(q)) = 1;
         pending_pop_[q] = false;
         ++stats_.folded_tokens;
       }
+  r.word = encoder_.Encode(in);
   last_[static_cast<int>(r.module)] = static_cast<int64_t>(recs_.size());
   recs_.push_back(r);
   return OkStatus();
@@ -104,17 +117,16 @@ Status Stream::Push(Module from, Module to) {
   if (q < 0)
     return InvalidArgumentError("stream '{}': no dependency-token queue from {} to {} (queues: {})", name_,
                                 ModuleName(from), ModuleName(to), TokenQueueList());
-  const InsnFlag f = TokenPushFlag(q);
+  const TokenFlag f = TokenPushFlag(q);
   const int64_t j = last_[static_cast<int>(from)];
-  if (j >= 0 && recs_[j].insn.*f == 0) {
+  if (j >= 0 && !GetFlag(recs_[j], f)) {
     // The last instruction of `from` completing is exactly "everything issued on `from` so far".
-    recs_[j].insn.*f = 1;
+    SetFlag(recs_[j], f, true);
     ++stats_.folded_tokens;
   } else {
-    Rec r;
-    r.insn = NoOp(from);
-    r.insn.*f = 1;
-    TSR_RETURN_IF_ERROR(Emit(r, /*take_pops=*/false));
+    Instruction in = NoOp(from);
+    FlagOf(in, f) = 1;
+    TSR_RETURN_IF_ERROR(Emit(in, Rec{}, /*take_pops=*/false));
     ++stats_.noops;
   }
   ++pushed_[q];
@@ -132,11 +144,10 @@ Status Stream::Pop(Module from, Module to) {
         name_, TokenQueueName(q), pushed_[q], popped_[q], ModuleName(from), ModuleName(to));
   if (pending_pop_[q]) {
     // Two pops before any instruction on `to`: the first gets an instruction of its own.
-    Rec r;
-    r.insn = NoOp(to);
-    r.insn.*TokenPopFlag(q) = 1;
+    Instruction in = NoOp(to);
+    FlagOf(in, TokenPopFlag(q)) = 1;
     pending_pop_[q] = false;
-    TSR_RETURN_IF_ERROR(Emit(r, /*take_pops=*/false));
+    TSR_RETURN_IF_ERROR(Emit(in, Rec{}, /*take_pops=*/false));
     ++stats_.noops;
   }
   pending_pop_[q] = true;
@@ -187,8 +198,7 @@ Status Stream::Dma(Opcode op, MemType mem, int64_t sram, DmaTarget target, int64
                                   si.rec.name, si.buffer.phys(), eb, mi->name);
     base = static_cast<int64_t>(si.buffer.phys() / eb);
   }
-  Rec r;
-  Instruction& in = r.insn;
+  Instruction in;
   in.opcode = static_cast<int64_t>(op);
   in.mem = static_cast<int64_t>(mem);
   in.sram = sram;
@@ -201,9 +211,11 @@ Status Stream::Dma(Opcode op, MemType mem, int64_t sram, DmaTarget target, int64
   in.x_pad0 = d.x_pad0;
   in.x_pad1 = d.x_pad1;
   in.pad_value = d.pad_value;
+  Rec r;
   r.slot = slot;
   r.elem_offset = elem_offset;
-  TSR_RETURN_IF_ERROR(Emit(r, /*take_pops=*/true));
+  r.elem_bytes = static_cast<uint32_t>(eb);
+  TSR_RETURN_IF_ERROR(Emit(in, r, /*take_pops=*/true));
   si.rec.bytes_needed = std::max(si.rec.bytes_needed, end_byte);
   si.rec.alignment = std::max<uint32_t>(si.rec.alignment, static_cast<uint32_t>(eb));
   ++stats_.user_insns;
@@ -248,20 +260,21 @@ Status Stream::Compute(const Kernel& k, Opcode op, bool reset, AluOp alu, bool u
     ++stats_.kernel_hits;
   } else {
     offset = uops_.Place(img, &stats_.uop_evictions);
+    Instruction ld;
+    ld.opcode = static_cast<int64_t>(Opcode::kLoad);
+    ld.mem = static_cast<int64_t>(MemType::kUop);
+    ld.sram = offset;
+    ld.y_size = 1;
+    ld.x_size = k.size();
+    ld.x_stride = k.size();
     Rec r;
-    r.insn.opcode = static_cast<int64_t>(Opcode::kLoad);
-    r.insn.mem = static_cast<int64_t>(MemType::kUop);
-    r.insn.sram = offset;
-    r.insn.y_size = 1;
-    r.insn.x_size = k.size();
-    r.insn.x_stride = k.size();
     r.kernel = KernelIndex(img);
+    r.elem_bytes = kUopBytes;
     // The uop scratchpad is only touched by compute, in order: the load needs no token.
-    TSR_RETURN_IF_ERROR(Emit(r, /*take_pops=*/false));
+    TSR_RETURN_IF_ERROR(Emit(ld, r, /*take_pops=*/false));
     ++stats_.uop_loads;
   }
-  Rec r;
-  Instruction& in = r.insn;
+  Instruction in;
   in.opcode = static_cast<int64_t>(op);
   in.reset = reset;
   in.uop_bgn = offset;
@@ -280,7 +293,7 @@ Status Stream::Compute(const Kernel& k, Opcode op, bool reset, AluOp alu, bool u
     in.use_imm = use_imm;
     in.imm = imm;
   }
-  TSR_RETURN_IF_ERROR(Emit(r, /*take_pops=*/true));
+  TSR_RETURN_IF_ERROR(Emit(in, Rec{}, /*take_pops=*/true));
   ++stats_.user_insns;
   return OkStatus();
 }
@@ -310,9 +323,9 @@ StatusOr<Recording> Stream::Finish() {
     if (pushed_[q] == popped_[q]) continue;
     // Name the instruction that pushed the oldest unmatched token.
     int64_t seen = 0, culprit = -1;
-    const InsnFlag f = TokenPushFlag(q);
+    const TokenFlag f = TokenPushFlag(q);
     for (size_t i = 0; i < recs_.size(); ++i)
-      if (recs_[i].insn.*f && recs_[i].module == TokenQueueFrom(q) && ++seen == popped_[q] + 1) {
+      if (GetFlag(recs_[i], f) && recs_[i].module == TokenQueueFrom(q) && ++seen == popped_[q] + 1) {
         culprit = static_cast<int64_t>(i);
         break;
       }
@@ -320,16 +333,15 @@ StatusOr<Recording> Stream::Finish() {
         "stream '{}' is unbalanced: {} token(s) pushed on {} were never popped (first unmatched push: instruction {} "
         "{}); add Pop({}, {}) or drop the Push",
         name_, pushed_[q] - popped_[q], TokenQueueName(q), culprit,
-        culprit >= 0 ? FormatInstruction(*cfg_, recs_[culprit].insn) : "?", ModuleName(TokenQueueFrom(q)),
+        culprit >= 0 ? FormatInstruction(*cfg_, *Decode(*cfg_, recs_[culprit].word)) : "?", ModuleName(TokenQueueFrom(q)),
         ModuleName(TokenQueueTo(q)));
   }
   for (int q = 0; q < kNumTokenQueuePairs; ++q)
     if (pending_pop_[q]) {
-      Rec r;
-      r.insn = NoOp(TokenQueueTo(q));
-      r.insn.*TokenPopFlag(q) = 1;
+      Instruction in = NoOp(TokenQueueTo(q));
+      FlagOf(in, TokenPopFlag(q)) = 1;
       pending_pop_[q] = false;
-      TSR_RETURN_IF_ERROR(Emit(r, /*take_pops=*/false));
+      TSR_RETURN_IF_ERROR(Emit(in, Rec{}, /*take_pops=*/false));
       ++stats_.noops;
     }
   auto rec = Split();

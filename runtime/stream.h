@@ -24,7 +24,9 @@
 #include "runtime/buffer.h"
 #include "runtime/kernel.h"
 #include "runtime/recording.h"
+#include "runtime/tokens.h"
 #include "runtime/uop_residency.h"
+#include "runtime/word_encoder.h"
 
 namespace tessera {
 
@@ -102,12 +104,15 @@ class Stream {
   friend class Runtime;
   Stream(Runtime* rt, std::string name);
 
+  // One recorded instruction, encoded at emission (after validation); only
+  // its dependency flags change afterwards (folding, splitting).
   struct Rec {
-    Instruction insn;
-    Module module;
-    int32_t slot = -1;    // data DMA: buffer slot (relocated)
-    int32_t kernel = -1;  // uop LOAD: kernel index (relocated)
-    int64_t elem_offset = 0;
+    Word128 word;
+    int64_t elem_offset = 0;  // data DMA: elements from the slot's start
+    int32_t slot = -1;        // data DMA: buffer slot (relocated)
+    int32_t kernel = -1;      // uop LOAD: kernel index (relocated)
+    uint32_t elem_bytes = 0;  // element size of the DMA's memory type
+    Module module = Module::kLoad;
   };
   struct SlotInfo {
     RecordingSlot rec;
@@ -115,9 +120,16 @@ class Stream {
     Buffer buffer;       // invalid for declared slots
   };
 
+  void Init();
   void Reset();
   StatusOr<int> SlotOf(const DmaTarget& t);
-  Status Emit(Rec r, bool take_pops);
+  // Validates `in`, attaches pending pops for its module (take_pops), encodes it.
+  Status Emit(Instruction in, Rec meta, bool take_pops);
+  bool GetFlag(const Rec& r, TokenFlag f) const { return (r.word.lo >> flag_lsb_[static_cast<int>(f)]) & 1; }
+  void SetFlag(Rec& r, TokenFlag f, bool v) const {
+    const uint64_t bit = uint64_t{1} << flag_lsb_[static_cast<int>(f)];
+    r.word.lo = v ? (r.word.lo | bit) : (r.word.lo & ~bit);
+  }
   Status Dma(Opcode op, MemType mem, int64_t sram, DmaTarget target, int64_t elem_offset, const Dma2D& dma);
   Status Compute(const Kernel& k, Opcode op, bool reset, AluOp alu, bool use_imm, int64_t imm);
   int KernelIndex(const std::shared_ptr<const UopImage>& img);
@@ -126,6 +138,8 @@ class Stream {
 
   const HwConfig* cfg_;
   Runtime* rt_ = nullptr;
+  WordEncoder encoder_;
+  std::array<int, kNumTokenFlags> flag_lsb_{};
   std::string name_;
   StreamOptions opts_;
 

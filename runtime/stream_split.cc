@@ -11,7 +11,6 @@
 #include "isa/encoding.h"
 #include "runtime/stream.h"
 #include "runtime/tokens.h"
-#include "runtime/word_encoder.h"
 
 namespace tessera {
 
@@ -28,24 +27,23 @@ StatusOr<Recording> Stream::Split() {
                                 name_, cap);
   const int64_t body = cap - 1;  // FINISH takes the last slot of each piece
   auto piece_of = [&](int64_t i) { return i / body; };
-  const WordEncoder encoder(*cfg_);  // every instruction was validated when it was emitted
 
   // FIFO pairing per queue; drop pairs that straddle a cut.
   for (int q = 0; q < kNumTokenQueuePairs && n > body; ++q) {
-    const InsnFlag push = TokenPushFlag(q), pop = TokenPopFlag(q);
+    const TokenFlag push = TokenPushFlag(q), pop = TokenPopFlag(q);
     const Module from = TokenQueueFrom(q), to = TokenQueueTo(q);
     std::vector<int64_t> pushes, pops;
     for (int64_t i = 0; i < n; ++i) {
       const Rec& r = recs_[i];
-      if (r.module == from && r.insn.*push) pushes.push_back(i);
-      if (r.module == to && r.insn.*pop) pops.push_back(i);
+      if (r.module == from && GetFlag(r, push)) pushes.push_back(i);
+      if (r.module == to && GetFlag(r, pop)) pops.push_back(i);
     }
     TSR_CHECK(pushes.size() == pops.size(), "queue {} unbalanced after the balance check", TokenQueueName(q));
     for (size_t k = 0; k < pushes.size(); ++k) {
       TSR_CHECK(pushes[k] < pops[k], "pop before its push on {}", TokenQueueName(q));
       if (piece_of(pushes[k]) != piece_of(pops[k])) {
-        recs_[pushes[k]].insn.*push = 0;
-        recs_[pops[k]].insn.*pop = 0;
+        SetFlag(recs_[pushes[k]], push, false);
+        SetFlag(recs_[pops[k]], pop, false);
         ++stats_.cut_tokens;
       }
     }
@@ -61,13 +59,13 @@ StatusOr<Recording> Stream::Split() {
     }
     Instruction finish;
     finish.opcode = static_cast<int64_t>(Opcode::kFinish);
-    if (last_load >= 0 && !recs_[last_load].insn.push_next) {
-      recs_[last_load].insn.push_next = 1;
+    if (last_load >= 0 && !GetFlag(recs_[last_load], TokenFlag::kPushNext)) {
+      SetFlag(recs_[last_load], TokenFlag::kPushNext, true);
       finish.pop_prev = 1;
       ++stats_.folded_tokens;
     }
-    if (last_store >= 0 && !recs_[last_store].insn.push_prev) {
-      recs_[last_store].insn.push_prev = 1;
+    if (last_store >= 0 && !GetFlag(recs_[last_store], TokenFlag::kPushPrev)) {
+      SetFlag(recs_[last_store], TokenFlag::kPushPrev, true);
       finish.pop_next = 1;
       ++stats_.folded_tokens;
     }
@@ -75,16 +73,16 @@ StatusOr<Recording> Stream::Split() {
     words.reserve(static_cast<size_t>(e - s + 1));
     for (int64_t i = s; i < e; ++i) {
       const Rec& r = recs_[i];
-      words.push_back(encoder.Encode(r.insn));
+      words.push_back(r.word);
       const uint32_t idx = static_cast<uint32_t>(i - s);
       if (r.slot >= 0)
-        rec.relocs.push_back(Relocation{piece, idx, RelocKind::kBuffer, static_cast<uint32_t>(r.slot),
-                                        static_cast<uint32_t>(cfg_->ElementBytes(r.insn.mem_type())), r.elem_offset});
+        rec.relocs.push_back(
+            Relocation{piece, idx, RelocKind::kBuffer, static_cast<uint32_t>(r.slot), r.elem_bytes, r.elem_offset});
       else if (r.kernel >= 0)
         rec.relocs.push_back(
             Relocation{piece, idx, RelocKind::kKernel, static_cast<uint32_t>(r.kernel), kUopBytes, 0});
     }
-    words.push_back(encoder.Encode(finish));
+    words.push_back(encoder_.Encode(finish));
     rec.pieces.push_back(std::move(words));
   }
 

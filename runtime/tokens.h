@@ -31,16 +31,30 @@ inline const char* TokenQueueName(int q) {
 }
 inline const char* TokenQueueList() { return "load->compute, compute->load, compute->store, store->compute"; }
 // The flag on the producer's instruction (push towards `to`) and on the consumer's (pop from `from`).
-using InsnFlag = int64_t Instruction::*;
-inline InsnFlag TokenPushFlag(int q) {
-  constexpr InsnFlag kPush[] = {&Instruction::push_next, &Instruction::push_prev, &Instruction::push_next,
-                                &Instruction::push_prev};
+// The four dependency flags. The ISA table puts them at the same bit in
+// every instruction format (isa/isa.def: header rows come first).
+enum class TokenFlag : uint8_t { kPopPrev, kPopNext, kPushPrev, kPushNext };
+inline constexpr int kNumTokenFlags = 4;
+inline TokenFlag TokenPushFlag(int q) {
+  constexpr TokenFlag kPush[] = {TokenFlag::kPushNext, TokenFlag::kPushPrev, TokenFlag::kPushNext, TokenFlag::kPushPrev};
   return kPush[q];
 }
-inline InsnFlag TokenPopFlag(int q) {
-  constexpr InsnFlag kPop[] = {&Instruction::pop_prev, &Instruction::pop_next, &Instruction::pop_prev,
-                               &Instruction::pop_next};
+inline TokenFlag TokenPopFlag(int q) {
+  constexpr TokenFlag kPop[] = {TokenFlag::kPopPrev, TokenFlag::kPopNext, TokenFlag::kPopPrev, TokenFlag::kPopNext};
   return kPop[q];
+}
+inline int64_t& FlagOf(Instruction& in, TokenFlag f) {
+  switch (f) {
+    case TokenFlag::kPopPrev: return in.pop_prev;
+    case TokenFlag::kPopNext: return in.pop_next;
+    case TokenFlag::kPushPrev: return in.push_prev;
+    case TokenFlag::kPushNext: return in.push_next;
+  }
+  return in.push_next;
+}
+inline FieldId FieldOf(TokenFlag f) {
+  constexpr FieldId kIds[] = {FieldId::pop_prev, FieldId::pop_next, FieldId::push_prev, FieldId::push_next};
+  return kIds[static_cast<int>(f)];
 }
 
 }  // namespace tessera

@@ -12,6 +12,21 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // The smallest tile that needs as few tiles as `t` does: spreads the remainder.
 int64_t Balance(int64_t total, int64_t t) { return CeilDiv(total, CeilDiv(total, t)); }
 
+// Cycles of a DMA of `rows` contiguous rows of `row_bytes` under the memory
+// port of docs/microarch.md: bursts of at most 256 beats within 4 KiB, one
+// request per cycle, at most max_outstanding bursts in flight for latency +
+// beats cycles each, one beat per cycle on the data channel.
+double DmaCycles(const HwConfig& cfg, int64_t rows, int64_t row_bytes) {
+  const double bw = cfg.dram_bytes_per_cycle, lat = cfg.dram_latency_cycles;
+  const int64_t max_burst = std::min<int64_t>(4096, 256 * cfg.dram_bytes_per_cycle);
+  const int64_t per_row = CeilDiv(row_bytes, max_burst);
+  const double beats = std::ceil(static_cast<double>(row_bytes) / static_cast<double>(per_row) / bw);
+  const double bursts = static_cast<double>(rows * per_row);
+  const double outstanding = std::max(1, cfg.dram_max_outstanding);
+  const double cycles = std::max({bursts, bursts * beats, bursts * (lat + beats) / outstanding});
+  return cfg.dma_setup_cycles + cycles + lat;
+}
+
 }  // namespace
 
 int64_t MatmulPlan::steps() const { return CeilDiv(mb, tm) * CeilDiv(nb, tn) * CeilDiv(kb, tk); }
@@ -38,7 +53,6 @@ StatusOr<MatmulPlan> PlanMatmul(const HwConfig& cfg, const MatmulShape& s, int s
   p.b_bytes = p.nb * p.kb * cfg.wgt_tile_bytes;
   p.c_bytes = p.mb * p.nb * cfg.out_tile_bytes;
   const int64_t inp_half = cfg.inp_entries / 2, wgt_half = cfg.wgt_entries / 2, acc_half = cfg.acc_entries / 2;
-  const double bw = cfg.dram_bytes_per_cycle, lat = cfg.dram_latency_cycles;
   // The K tail is padded by the DMA, whose padding fields hold at most 15 tiles.
   const int64_t max_tk = std::min<int64_t>({p.kb, 16, inp_half, wgt_half});
   double best = std::numeric_limits<double>::infinity();
@@ -55,8 +69,8 @@ StatusOr<MatmulPlan> PlanMatmul(const HwConfig& cfg, const MatmulShape& s, int s
       const double tiles = static_cast<double>(CeilDiv(p.mb, tm) * CeilDiv(p.nb, tn));
       const double compute = static_cast<double>(tm * tn * tk + cfg.gemm_pipeline_depth);
       const double load =
-          static_cast<double>(tm * tk * cfg.inp_tile_bytes + tn * tk * cfg.wgt_tile_bytes) / bw + lat;
-      const double store = static_cast<double>(tm * tn * cfg.out_tile_bytes) / bw + lat;
+          DmaCycles(cfg, tm, tk * cfg.inp_tile_bytes) + DmaCycles(cfg, tn, tk * cfg.wgt_tile_bytes);
+      const double store = DmaCycles(cfg, tm, tn * cfg.out_tile_bytes);
       const double t = steps * std::max(compute, load) + tiles * (3.0 * static_cast<double>(tm * tn)) + load + store;
       if (t < best) {
         best = t;
