@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "compiler/exec/kernel.h"
+#include "compiler/exec/scratch.h"
 #include "isa/alu.h"
 
 namespace tessera::exec {
@@ -38,22 +39,37 @@ void MaxPool(const PoolGeom& geom, const T* x, T* y) {
   for (int64_t nc = 0; nc < NC; ++nc) {
     const T* xc = x + nc * H * W;
     T* yc = y + nc * OH * OW;
+    if (DH == 1 && DW == 1) {
+      // Separable: the max over the window's in-bounds rows for every column,
+      // then over the window's in-bounds columns. Same result, vectorizable.
+      T* colmax = ScratchAs<T>(0, W);
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        const int64_t h0 = std::max<int64_t>(oh * SH - PT, 0), h1 = std::min(oh * SH - PT + KH, H);
+        std::fill(colmax, colmax + W, lowest);
+        for (int64_t ih = h0; ih < h1; ++ih) {
+          const T* __restrict row = xc + ih * W;
+          for (int64_t w = 0; w < W; ++w) colmax[w] = std::max(colmax[w], row[w]);
+        }
+        T* __restrict yr = yc + oh * OW;
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          const int64_t w0 = std::max<int64_t>(ow * SW - PL, 0), w1 = std::min(ow * SW - PL + KW, W);
+          T m = lowest;
+          for (int64_t w = w0; w < w1; ++w) m = std::max(m, colmax[w]);
+          yr[ow] = m;
+        }
+      }
+      continue;
+    }
     for (int64_t oh = 0; oh < OH; ++oh)
       for (int64_t ow = 0; ow < OW; ++ow) {
         T m = lowest;
         const int64_t h0 = oh * SH - PT, w0 = ow * SW - PL;
-        if (DH == 1 && DW == 1) {  // in-bounds window rows and columns, no per-element test
-          const int64_t h1 = std::min(h0 + KH, H), w1 = std::min(w0 + KW, W);
-          for (int64_t ih = std::max<int64_t>(h0, 0); ih < h1; ++ih)
-            for (int64_t iw = std::max<int64_t>(w0, 0); iw < w1; ++iw) m = std::max(m, xc[ih * W + iw]);
-        } else {
-          for (int64_t i = 0; i < KH; ++i) {
-            const int64_t ih = h0 + i * DH;
-            if (ih < 0 || ih >= H) continue;
-            for (int64_t j = 0; j < KW; ++j) {
-              const int64_t iw = w0 + j * DW;
-              if (iw >= 0 && iw < W) m = std::max(m, xc[ih * W + iw]);
-            }
+        for (int64_t i = 0; i < KH; ++i) {
+          const int64_t ih = h0 + i * DH;
+          if (ih < 0 || ih >= H) continue;
+          for (int64_t j = 0; j < KW; ++j) {
+            const int64_t iw = w0 + j * DW;
+            if (iw >= 0 && iw < W) m = std::max(m, xc[ih * W + iw]);
           }
         }
         yc[oh * OW + ow] = m;
