@@ -3,11 +3,12 @@
 // ResNet-sized layer (a 3x3 conv, 56x56x64 -> 64, as a 3136 x 576 x 64 GEMM),
 // and the device side of the double-buffered matmul on `sim` (cycles, GEMM
 // utilization). Run: build/bench/runtime_bench (see docs/performance.md).
+#include <benchmark/benchmark.h>
+
+#include <optional>
+
 #include "examples/matmul/tiled_matmul.h"
 #include "runtime/runtime.h"
-
-#include <benchmark/benchmark.h>
-#include <optional>
 
 namespace tessera {
 namespace {
@@ -15,32 +16,29 @@ namespace {
 const std::string kSource = TESSERA_SOURCE_DIR;
 constexpr Module kLd = Module::kLoad, kCp = Module::kCompute;
 
-const HwConfig &DefaultConfig() {
+const HwConfig& DefaultConfig() {
   static const HwConfig cfg = *LoadHwConfig(kSource + "/configs/default.json");
   return cfg;
 }
 
-std::unique_ptr<Runtime> OpenRuntime(const std::string &target) {
+std::unique_ptr<Runtime> OpenRuntime(const std::string& target) {
   auto dev = OpenDevice(target, DefaultConfig());
-  if (!dev.ok())
-    return nullptr;
+  if (!dev.ok()) return nullptr;
   auto rt = Runtime::Create(std::move(dev).value());
   return rt.ok() ? std::move(rt).value() : nullptr;
 }
 
 // Records the tiled matmul against a, b, c and loads it; nullopt (and the
 // benchmark skipped) on any error.
-std::optional<Executable> LoadMatmul(benchmark::State &state, Runtime *rt,
-                                     const example::MatmulPlan &plan, const Buffer &a,
-                                     const Buffer &b, const Buffer &c) {
+std::optional<Executable> LoadMatmul(benchmark::State& state, Runtime* rt, const example::MatmulPlan& plan,
+                                     const Buffer& a, const Buffer& b, const Buffer& c) {
   Stream s = rt->NewStream("matmul");
   Status st = example::RecordMatmul(&s, plan, a, b, c, &rt->kernel_cache());
   if (st.ok()) {
     auto rec = s.Finish();
     if (rec.ok()) {
       auto x = rt->Load(*rec);
-      if (x.ok())
-        return std::move(x).value();
+      if (x.ok()) return std::move(x).value();
       st = x.status();
     } else {
       st = rec.status();
@@ -52,8 +50,8 @@ std::optional<Executable> LoadMatmul(benchmark::State &state, Runtime *rt,
 
 // Recording cost per instruction: N 2-D loads, each folding a token, then
 // Finish (pairing, draining, encoding every word).
-void BM_JitDmaInstructions(benchmark::State &state) {
-  const HwConfig &cfg = DefaultConfig();
+void BM_JitDmaInstructions(benchmark::State& state) {
+  const HwConfig& cfg = DefaultConfig();
   const int64_t n = state.range(0);
   Stream s(cfg, "bench");
   int64_t insns = 0;
@@ -62,19 +60,17 @@ void BM_JitDmaInstructions(benchmark::State &state) {
   d.x_size = 8;
   d.x_stride = 64;
   for (auto _ : state) {
-    Slot a = *s.DeclareSlot("A", 1 << 24); // Finish empties the stream, slots included
+    Slot a = *s.DeclareSlot("A", 1 << 24);  // Finish empties the stream, slots included
     for (int64_t i = 0; i < n; ++i) {
       Status st = s.Load(MemType::kInp, (i % 64) * 32, a, i * 8, d);
-      if (st.ok())
-        st = s.Push(kLd, kCp);
-      if (st.ok())
-        st = s.Pop(kLd, kCp);
+      if (st.ok()) st = s.Push(kLd, kCp);
+      if (st.ok()) st = s.Pop(kLd, kCp);
       if (!st.ok()) {
         state.SkipWithError(st.ToString().c_str());
         return;
       }
     }
-    auto rec = s.Finish(); // n loads + n compute no-ops carrying the pops + a FINISH per piece
+    auto rec = s.Finish();  // n loads + n compute no-ops carrying the pops + a FINISH per piece
     if (!rec.ok() || rec->num_insns() != 2 * n + static_cast<int64_t>(rec->pieces.size())) {
       state.SkipWithError("unexpected recording");
       return;
@@ -87,8 +83,8 @@ BENCHMARK(BM_JitDmaInstructions)->Arg(1000)->Arg(100000);
 
 // The matmul schedule's stream (loads, GEMMs with resident kernels, ALU,
 // stores, tokens): recording + Finish, per instruction produced.
-void BM_JitMatmulStream(benchmark::State &state) {
-  const HwConfig &cfg = DefaultConfig();
+void BM_JitMatmulStream(benchmark::State& state) {
+  const HwConfig& cfg = DefaultConfig();
   auto plan = example::PlanMatmul(cfg, {512, 512, 512}, 12);
   KernelCache kernels;
   int64_t insns = 0;
@@ -109,14 +105,13 @@ void BM_JitMatmulStream(benchmark::State &state) {
 BENCHMARK(BM_JitMatmulStream);
 
 // A uop kernel of N uops built from scratch.
-void BM_KernelBuild(benchmark::State &state) {
-  const HwConfig &cfg = DefaultConfig();
+void BM_KernelBuild(benchmark::State& state) {
+  const HwConfig& cfg = DefaultConfig();
   const int64_t n = state.range(0);
   for (auto _ : state) {
     KernelBuilder b(cfg, KernelKind::kGemm, "k");
     b.Outer(64, n, 8).Inner(8, 0, 1, 1);
-    for (int64_t i = 0; i < n; ++i)
-      b.Uop(i, 0, i * 8);
+    for (int64_t i = 0; i < n; ++i) b.Uop(i, 0, i * 8);
     benchmark::DoNotOptimize(b.Build());
   }
   state.SetItemsProcessed(state.iterations());
@@ -124,13 +119,12 @@ void BM_KernelBuild(benchmark::State &state) {
 BENCHMARK(BM_KernelBuild)->Arg(16)->Arg(256);
 
 // The same kernel from the kernel cache.
-void BM_KernelCacheHit(benchmark::State &state) {
-  const HwConfig &cfg = DefaultConfig();
+void BM_KernelCacheHit(benchmark::State& state) {
+  const HwConfig& cfg = DefaultConfig();
   KernelCache cache;
   auto build = [&]() { return KernelBuilder(cfg, KernelKind::kGemm, "k").Uop(0, 0, 0).Build(); };
   (void)cache.GetOrBuild("mm.gemm/128x8x2/0/0/0", build);
-  for (auto _ : state)
-    benchmark::DoNotOptimize(cache.GetOrBuild("mm.gemm/128x8x2/0/0/0", build));
+  for (auto _ : state) benchmark::DoNotOptimize(cache.GetOrBuild("mm.gemm/128x8x2/0/0/0", build));
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_KernelCacheHit);
@@ -138,13 +132,12 @@ BENCHMARK(BM_KernelCacheHit);
 // Emitting a GEMM whose kernel is resident (GEMM only) versus one that is
 // not (LRU eviction + uop LOAD + GEMM): two kernels of 5000 uops evict each
 // other from the 8192-entry uop scratchpad.
-void BM_StreamGemm(benchmark::State &state) {
-  const HwConfig &cfg = DefaultConfig();
+void BM_StreamGemm(benchmark::State& state) {
+  const HwConfig& cfg = DefaultConfig();
   const bool resident = state.range(0) == 1;
   auto make = [&](int64_t base) {
     KernelBuilder b(cfg, KernelKind::kGemm, "k");
-    for (int64_t i = 0; i < 5000; ++i)
-      b.Uop(base + (i % 8), 0, 0);
+    for (int64_t i = 0; i < 5000; ++i) b.Uop(base + (i % 8), 0, 0);
     return *b.Build();
   };
   const Kernel k1 = make(0), k2 = make(8);
@@ -174,14 +167,13 @@ const example::MatmulShape kLayer{3136, 64, 576};
 // Fresh: plan, build every kernel, record, finish, load onto the device
 // (kernel upload, code placement, decode-checks) and bind: everything short
 // of running it.
-void BM_ResnetLayerFresh(benchmark::State &state) {
+void BM_ResnetLayerFresh(benchmark::State& state) {
   auto rt = OpenRuntime("ref");
   auto plan = example::PlanMatmul(rt->config(), kLayer, 12);
-  Buffer a = *rt->Alloc(plan->a_bytes, "A"), b = *rt->Alloc(plan->b_bytes, "B"),
-         c = *rt->Alloc(plan->c_bytes, "C");
+  Buffer a = *rt->Alloc(plan->a_bytes, "A"), b = *rt->Alloc(plan->b_bytes, "B"), c = *rt->Alloc(plan->c_bytes, "C");
   int64_t insns = 0;
   for (auto _ : state) {
-    KernelCache kernels; // nothing cached
+    KernelCache kernels;  // nothing cached
     Stream s = rt->NewStream("conv3x3");
     Status st = example::RecordMatmul(&s, *plan, a, b, c, &kernels);
     auto rec = s.Finish();
@@ -202,28 +194,24 @@ BENCHMARK(BM_ResnetLayerFresh)->Unit(benchmark::kMicrosecond);
 
 // Cached replay: the loaded executable is re-bound to another set of buffers
 // (every DRAM field patched) and its pieces re-uploaded.
-void BM_ResnetLayerReplay(benchmark::State &state) {
+void BM_ResnetLayerReplay(benchmark::State& state) {
   auto rt = OpenRuntime("ref");
   auto plan = example::PlanMatmul(rt->config(), kLayer, 12);
   Buffer bufs[2][3];
-  for (auto &set : bufs) {
+  for (auto& set : bufs) {
     set[0] = *rt->Alloc(plan->a_bytes, "A");
     set[1] = *rt->Alloc(plan->b_bytes, "B");
     set[2] = *rt->Alloc(plan->c_bytes, "C");
   }
   auto x = LoadMatmul(state, rt.get(), *plan, bufs[0][0], bufs[0][1], bufs[0][2]);
-  if (!x)
-    return;
+  if (!x) return;
   int64_t n = 0;
   for (auto _ : state) {
-    const auto &set = bufs[++n % 2];
+    const auto& set = bufs[++n % 2];
     Status st = x->Bind(0, set[0]);
-    if (st.ok())
-      st = x->Bind(1, set[1]);
-    if (st.ok())
-      st = x->Bind(2, set[2]);
-    if (st.ok())
-      st = x->Upload();
+    if (st.ok()) st = x->Bind(1, set[1]);
+    if (st.ok()) st = x->Bind(2, set[2]);
+    if (st.ok()) st = x->Upload();
     if (!st.ok()) {
       state.SkipWithError(st.ToString().c_str());
       return;
@@ -234,54 +222,46 @@ void BM_ResnetLayerReplay(benchmark::State &state) {
 BENCHMARK(BM_ResnetLayerReplay)->Unit(benchmark::kMicrosecond);
 
 // The layer end to end on a device (replay + the device run), for scale.
-void BM_ResnetLayerRun(benchmark::State &state, const char *target) {
+void BM_ResnetLayerRun(benchmark::State& state, const char* target) {
   auto rt = OpenRuntime(target);
   if (rt == nullptr) {
     state.SkipWithError("target not available");
     return;
   }
   auto plan = example::PlanMatmul(rt->config(), kLayer, 12);
-  Buffer a = *rt->Alloc(plan->a_bytes, "A"), b = *rt->Alloc(plan->b_bytes, "B"),
-         c = *rt->Alloc(plan->c_bytes, "C");
+  Buffer a = *rt->Alloc(plan->a_bytes, "A"), b = *rt->Alloc(plan->b_bytes, "B"), c = *rt->Alloc(plan->c_bytes, "C");
   auto x = LoadMatmul(state, rt.get(), *plan, a, b, c);
-  if (!x)
-    return;
+  if (!x) return;
   for (auto _ : state) {
     Status st = x->Run();
-    if (!st.ok())
-      state.SkipWithError(st.ToString().c_str());
+    if (!st.ok()) state.SkipWithError(st.ToString().c_str());
   }
   state.counters["cycles"] = static_cast<double>(x->counters().cycles);
   state.counters["gemm_util"] = x->counters().GemmUtilization(rt->config());
 }
 BENCHMARK_CAPTURE(BM_ResnetLayerRun, ref, "ref")->Unit(benchmark::kMillisecond);
-#ifdef TESSERA_HAVE_CYCLE_SIM
 BENCHMARK_CAPTURE(BM_ResnetLayerRun, sim, "sim")->Unit(benchmark::kMillisecond);
 
 // matmul_example's double buffering, 512 x 512 x 512 on the default config:
 // device cycles and GEMM utilization on `sim`.
-void BM_Matmul512Sim(benchmark::State &state) {
+void BM_Matmul512Sim(benchmark::State& state) {
   auto rt = OpenRuntime("sim");
   auto plan = example::PlanMatmul(rt->config(), {512, 512, 512}, 12);
-  Buffer a = *rt->Alloc(plan->a_bytes, "A"), b = *rt->Alloc(plan->b_bytes, "B"),
-         c = *rt->Alloc(plan->c_bytes, "C");
+  Buffer a = *rt->Alloc(plan->a_bytes, "A"), b = *rt->Alloc(plan->b_bytes, "B"), c = *rt->Alloc(plan->c_bytes, "C");
   auto x = LoadMatmul(state, rt.get(), *plan, a, b, c);
-  if (!x)
-    return;
+  if (!x) return;
   for (auto _ : state) {
     Status st = x->Run();
-    if (!st.ok())
-      state.SkipWithError(st.ToString().c_str());
+    if (!st.ok()) state.SkipWithError(st.ToString().c_str());
   }
-  const DeviceCounters &k = x->counters();
+  const DeviceCounters& k = x->counters();
   state.counters["cycles"] = static_cast<double>(k.cycles);
   state.counters["gemm_util"] = k.GemmUtilization(rt->config());
   state.counters["compute_busy"] = static_cast<double>(k.compute.busy);
 }
 BENCHMARK(BM_Matmul512Sim)->Unit(benchmark::kMillisecond);
-#endif
 
-} // namespace
-} // namespace tessera
+}  // namespace
+}  // namespace tessera
 
 BENCHMARK_MAIN();

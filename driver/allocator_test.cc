@@ -13,8 +13,8 @@ TEST(RangeAllocator, FirstFitAlignedAndCoalesced) {
   auto z = a.Alloc(0x1000, "z");
   ASSERT_TRUE(x.ok() && y.ok() && z.ok());
   EXPECT_EQ(*x, 0x10000u);
-  EXPECT_EQ(*y, 0x11000u); // x rounded up to one 4 KiB unit
-  EXPECT_EQ(*z, 0x13000u); // y took two units
+  EXPECT_EQ(*y, 0x11000u);  // x rounded up to one 4 KiB unit
+  EXPECT_EQ(*z, 0x13000u);  // y took two units
   EXPECT_EQ(a.Find(*y)->bytes, 0x2000u);
   EXPECT_EQ(a.Find(*y)->tag, "y");
   EXPECT_EQ(a.free_bytes(), 0x10000u - 0x4000u);
@@ -40,12 +40,14 @@ TEST(RangeAllocator, OutOfMemoryNamesTheRequestAndTheState) {
   ASSERT_TRUE(a.Free(*y).ok());
   auto big = a.Alloc(0x2000, "activations");
   EXPECT_EQ(big.status().code(), StatusCode::kResourceExhausted);
-  EXPECT_EQ(big.status().message(), "out of device memory: cannot allocate 8192 bytes for "
-                                    "'activations' in the data region (8192 of 16384 "
-                                    "bytes free in 2 block(s), largest 4096 bytes)");
+  EXPECT_EQ(big.status().message(),
+            "out of device memory: cannot allocate 8192 bytes for "
+            "'activations' in the data region (8192 of 16384 "
+            "bytes free in 2 block(s), largest 4096 bytes)");
   auto huge = a.Alloc(0x10000, "weights");
-  EXPECT_EQ(huge.status().message(), "out of device memory: 'weights' needs 65536 bytes but the "
-                                     "data region holds only 16384 bytes");
+  EXPECT_EQ(huge.status().message(),
+            "out of device memory: 'weights' needs 65536 bytes but the "
+            "data region holds only 16384 bytes");
 }
 
 TEST(RangeAllocator, ZeroBytesIsAnError) {
@@ -60,12 +62,10 @@ TEST(RangeAllocator, DoubleFreeAndUnknownFree) {
   ASSERT_TRUE(a.Free(*x).ok());
   Status twice = a.Free(*x);
   EXPECT_EQ(twice.code(), StatusCode::kFailedPrecondition);
-  EXPECT_EQ(twice.message(),
-            "double free: device address 0x1000 ('weights') in the data region was already freed");
+  EXPECT_EQ(twice.message(), "double free: device address 0x1000 ('weights') in the data region was already freed");
   Status unknown = a.Free(0x2040);
   EXPECT_EQ(unknown.code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(unknown.message(),
-            "free of unknown device address 0x2040: no allocation of the data region starts there");
+  EXPECT_EQ(unknown.message(), "free of unknown device address 0x2040: no allocation of the data region starts there");
   // Reallocating the address makes it live again; freeing it once more is fine.
   auto y = a.Alloc(100, "again");
   ASSERT_TRUE(y.ok());
@@ -73,5 +73,5 @@ TEST(RangeAllocator, DoubleFreeAndUnknownFree) {
   EXPECT_TRUE(a.Free(*y).ok());
 }
 
-} // namespace
-} // namespace tessera
+}  // namespace
+}  // namespace tessera

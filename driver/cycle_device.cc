@@ -8,23 +8,22 @@
 namespace tessera {
 namespace {
 
-DeviceCounters::Module ToModule(const ModuleCycles &m) {
+DeviceCounters::Module ToModule(const ModuleCycles& m) {
   return DeviceCounters::Module{m.busy, m.wait_token, m.wait_queue, m.wait_memory};
 }
 
 class CycleDevice final : public SimulatedDevice {
-public:
-  CycleDevice(const HwConfig &cfg, const DeviceOptions &opts)
-      : SimulatedDevice(cfg, "sim", opts), sim_(cfg_, &dram_) {}
+ public:
+  CycleDevice(const HwConfig& cfg, const DeviceOptions& opts) : SimulatedDevice(cfg, "sim", opts), sim_(cfg_, &dram_) {}
   bool has_timing() const override { return true; }
 
-protected:
+ protected:
   EngineRun Execute(uint64_t insn_addr, int64_t count, uint64_t watchdog_cycles) override {
     CycleOptions o;
     o.max_cycles = static_cast<int64_t>(watchdog_cycles);
     EngineRun r;
     r.status = sim_.Run(insn_addr, count, o);
-    const CycleStats &s = sim_.stats();
+    const CycleStats& s = sim_.stats();
     r.counters.cycles = s.cycles;
     r.counters.insns = s.exec.total_insns();
     r.counters.macs = s.gemm_macs;
@@ -39,14 +38,14 @@ protected:
     return r;
   }
 
-private:
+ private:
   CycleSim sim_;
 };
 
-} // namespace
+}  // namespace
 
-std::unique_ptr<Device> NewCycleDevice(const HwConfig &cfg, const DeviceOptions &opts) {
+std::unique_ptr<Device> NewCycleDevice(const HwConfig& cfg, const DeviceOptions& opts) {
   return std::make_unique<CycleDevice>(cfg, opts);
 }
 
-} // namespace tessera
+}  // namespace tessera

@@ -7,30 +7,27 @@
 namespace tessera {
 namespace {
 
-constexpr uint64_t kGuardBytes = 4096; // the first page of DRAM is never allocated
+constexpr uint64_t kGuardBytes = 4096;  // the first page of DRAM is never allocated
 constexpr uint64_t kCodeAlignment = 64;
 
 uint64_t NextPow2(uint64_t v) {
   uint64_t p = 1;
-  while (p < v)
-    p <<= 1;
+  while (p < v) p <<= 1;
   return p;
 }
 
-uint64_t DataAlignment(const HwConfig &cfg) {
+uint64_t DataAlignment(const HwConfig& cfg) {
   uint64_t a = 4096;
-  for (const MemInfo &m : kMemTypes)
-    a = std::max<uint64_t>(a, NextPow2(cfg.ElementBytes(m.mem)));
+  for (const MemInfo& m : kMemTypes) a = std::max<uint64_t>(a, NextPow2(cfg.ElementBytes(m.mem)));
   return a;
 }
 
-uint64_t CodeBytes(const HwConfig &cfg, const DeviceOptions &opts) {
+uint64_t CodeBytes(const HwConfig& cfg, const DeviceOptions& opts) {
   uint64_t c = opts.code_region_bytes;
-  if (c == 0)
-    c = std::clamp<uint64_t>(cfg.dram_size_bytes / 16, 256 << 10, 64 << 20);
+  if (c == 0) c = std::clamp<uint64_t>(cfg.dram_size_bytes / 16, 256 << 10, 64 << 20);
   c = (c + 4095) & ~uint64_t{4095};
-  TSR_CHECK(c + 2 * kGuardBytes < cfg.dram_size_bytes,
-            "code region of {} bytes does not fit DRAM of {} bytes", c, cfg.dram_size_bytes);
+  TSR_CHECK(c + 2 * kGuardBytes < cfg.dram_size_bytes, "code region of {} bytes does not fit DRAM of {} bytes", c,
+            cfg.dram_size_bytes);
   return c;
 }
 
@@ -41,60 +38,58 @@ uint64_t DataBase(uint64_t phys_base, uint64_t code_bytes, uint64_t align) {
 
 StatusCode CodeOf(regs::ErrorCode e) {
   switch (e) {
-  case regs::ErrorCode::kBadLaunch:
-  case regs::ErrorCode::kIllegalInstruction:
-    return StatusCode::kInvalidArgument;
-  case regs::ErrorCode::kMemoryFault:
-    return StatusCode::kOutOfRange;
-  case regs::ErrorCode::kTokenError:
-  case regs::ErrorCode::kDeadlock:
-  case regs::ErrorCode::kAbortedByHost:
-    return StatusCode::kAborted;
-  case regs::ErrorCode::kWatchdog:
-    return StatusCode::kDeadlineExceeded;
-  default:
-    return StatusCode::kInternal;
+    case regs::ErrorCode::kBadLaunch:
+    case regs::ErrorCode::kIllegalInstruction:
+      return StatusCode::kInvalidArgument;
+    case regs::ErrorCode::kMemoryFault:
+      return StatusCode::kOutOfRange;
+    case regs::ErrorCode::kTokenError:
+    case regs::ErrorCode::kDeadlock:
+    case regs::ErrorCode::kAbortedByHost:
+      return StatusCode::kAborted;
+    case regs::ErrorCode::kWatchdog:
+      return StatusCode::kDeadlineExceeded;
+    default:
+      return StatusCode::kInternal;
   }
 }
 
-} // namespace
+}  // namespace
 
 namespace regs {
-const char *ErrorCodeName(ErrorCode code) {
+const char* ErrorCodeName(ErrorCode code) {
   switch (code) {
-  case ErrorCode::kNone:
-    return "none";
-  case ErrorCode::kBadLaunch:
-    return "bad launch";
-  case ErrorCode::kIllegalInstruction:
-    return "illegal instruction";
-  case ErrorCode::kMemoryFault:
-    return "memory fault";
-  case ErrorCode::kTokenError:
-    return "token error";
-  case ErrorCode::kDeadlock:
-    return "deadlock";
-  case ErrorCode::kWatchdog:
-    return "watchdog timeout";
-  case ErrorCode::kAbortedByHost:
-    return "aborted by host";
-  case ErrorCode::kInternal:
-    return "internal error";
+    case ErrorCode::kNone:
+      return "none";
+    case ErrorCode::kBadLaunch:
+      return "bad launch";
+    case ErrorCode::kIllegalInstruction:
+      return "illegal instruction";
+    case ErrorCode::kMemoryFault:
+      return "memory fault";
+    case ErrorCode::kTokenError:
+      return "token error";
+    case ErrorCode::kDeadlock:
+      return "deadlock";
+    case ErrorCode::kWatchdog:
+      return "watchdog timeout";
+    case ErrorCode::kAbortedByHost:
+      return "aborted by host";
+    case ErrorCode::kInternal:
+      return "internal error";
   }
   return "unknown error";
 }
-} // namespace regs
+}  // namespace regs
 
-const char *MemPoolName(MemPool p) { return p == MemPool::kCode ? "code" : "data"; }
+const char* MemPoolName(MemPool p) { return p == MemPool::kCode ? "code" : "data"; }
 
-double DeviceCounters::GemmUtilization(const HwConfig &cfg) const {
-  if (cycles <= 0)
-    return 0;
-  return static_cast<double>(macs) /
-         (static_cast<double>(cfg.macs_per_cycle) * static_cast<double>(cycles));
+double DeviceCounters::GemmUtilization(const HwConfig& cfg) const {
+  if (cycles <= 0) return 0;
+  return static_cast<double>(macs) / (static_cast<double>(cfg.macs_per_cycle) * static_cast<double>(cycles));
 }
 
-void DeviceCounters::Add(const DeviceCounters &o) {
+void DeviceCounters::Add(const DeviceCounters& o) {
   cycles += o.cycles;
   insns += o.insns;
   macs += o.macs;
@@ -102,8 +97,8 @@ void DeviceCounters::Add(const DeviceCounters &o) {
   alu_iterations += o.alu_iterations;
   dram_read_bytes += o.dram_read_bytes;
   dram_write_bytes += o.dram_write_bytes;
-  Module *mine[] = {&fetch, &load, &compute, &store};
-  const Module *theirs[] = {&o.fetch, &o.load, &o.compute, &o.store};
+  Module* mine[] = {&fetch, &load, &compute, &store};
+  const Module* theirs[] = {&o.fetch, &o.load, &o.compute, &o.store};
   for (int m = 0; m < 4; ++m) {
     mine[m]->busy += theirs[m]->busy;
     mine[m]->wait_token += theirs[m]->wait_token;
@@ -112,33 +107,31 @@ void DeviceCounters::Add(const DeviceCounters &o) {
   }
 }
 
-Device::Device(const HwConfig &cfg, std::string target, uint64_t phys_base, uint64_t dram_bytes,
-               const DeviceOptions &opts)
-    : cfg_(cfg), opts_(opts), target_(std::move(target)), phys_base_(phys_base),
+Device::Device(const HwConfig& cfg, std::string target, uint64_t phys_base, uint64_t dram_bytes,
+               const DeviceOptions& opts)
+    : cfg_(cfg),
+      opts_(opts),
+      target_(std::move(target)),
+      phys_base_(phys_base),
       dram_bytes_(dram_bytes),
       code_("code", phys_base + kGuardBytes, CodeBytes(cfg, opts), kCodeAlignment),
-      data_(
-          "data", DataBase(phys_base, CodeBytes(cfg, opts), DataAlignment(cfg)),
-          (phys_base + dram_bytes - DataBase(phys_base, CodeBytes(cfg, opts), DataAlignment(cfg))) &
-              ~(DataAlignment(cfg) - 1),
-          DataAlignment(cfg)) {}
+      data_("data", DataBase(phys_base, CodeBytes(cfg, opts), DataAlignment(cfg)),
+            (phys_base + dram_bytes - DataBase(phys_base, CodeBytes(cfg, opts), DataAlignment(cfg))) &
+                ~(DataAlignment(cfg) - 1),
+            DataAlignment(cfg)) {}
 
-StatusOr<DeviceAllocation> Device::Alloc(uint64_t bytes, MemPool pool, const std::string &tag) {
-  RangeAllocator &a = pool == MemPool::kCode ? code_ : data_;
+StatusOr<DeviceAllocation> Device::Alloc(uint64_t bytes, MemPool pool, const std::string& tag) {
+  RangeAllocator& a = pool == MemPool::kCode ? code_ : data_;
   auto addr = a.Alloc(bytes, tag);
-  if (!addr.ok())
-    return addr.status().WithContext(fmt::format("device '{}'", target_));
+  if (!addr.ok()) return addr.status().WithContext(fmt::format("device '{}'", target_));
   return DeviceAllocation{*addr, a.Find(*addr)->bytes};
 }
 
 Status Device::Free(uint64_t phys) {
-  if (code_.Contains(phys))
-    return code_.Free(phys);
-  if (data_.Contains(phys))
-    return data_.Free(phys);
-  return InvalidArgumentError(
-      "free of unknown device address 0x{:x}: outside the code and data regions of device '{}'",
-      phys, target_);
+  if (code_.Contains(phys)) return code_.Free(phys);
+  if (data_.Contains(phys)) return data_.Free(phys);
+  return InvalidArgumentError("free of unknown device address 0x{:x}: outside the code and data regions of device '{}'",
+                              phys, target_);
 }
 
 uint64_t Device::ReadReg64(uint32_t lo_offset) {
@@ -148,24 +141,18 @@ uint64_t Device::ReadReg64(uint32_t lo_offset) {
 
 Status Device::Start(uint64_t insn_phys, int64_t count, int64_t timeout_ms) {
   if (count <= 0 || count > int64_t{0xFFFFFFFF})
-    return InvalidArgumentError("device '{}': cannot start a run of {} instructions", target_,
-                                count);
+    return InvalidArgumentError("device '{}': cannot start a run of {} instructions", target_, count);
   if (insn_phys % kInsnBytes != 0)
-    return InvalidArgumentError("device '{}': instruction address 0x{:x} is not {}-byte aligned",
-                                target_, insn_phys, kInsnBytes);
+    return InvalidArgumentError("device '{}': instruction address 0x{:x} is not {}-byte aligned", target_, insn_phys,
+                                kInsnBytes);
   const uint64_t bytes = static_cast<uint64_t>(count) * kInsnBytes;
-  if (insn_phys < phys_base_ || insn_phys - phys_base_ > dram_bytes_ ||
-      bytes > dram_bytes_ - (insn_phys - phys_base_))
-    return OutOfRangeError(
-        "device '{}': instruction stream [0x{:x}, 0x{:x}) is outside device DRAM", target_,
-        insn_phys, insn_phys + bytes);
-  if (timeout_ms < 0)
-    return InvalidArgumentError("device '{}': negative timeout {} ms", target_, timeout_ms);
+  if (insn_phys < phys_base_ || insn_phys - phys_base_ > dram_bytes_ || bytes > dram_bytes_ - (insn_phys - phys_base_))
+    return OutOfRangeError("device '{}': instruction stream [0x{:x}, 0x{:x}) is outside device DRAM", target_,
+                           insn_phys, insn_phys + bytes);
+  if (timeout_ms < 0) return InvalidArgumentError("device '{}': negative timeout {} ms", target_, timeout_ms);
   if (ReadReg(regs::kStatus) & regs::kStatusBusy)
-    return FailedPreconditionError(
-        "device '{}' is busy: wait for the previous run before starting another", target_);
-  const uint64_t watchdog =
-      static_cast<uint64_t>(static_cast<double>(timeout_ms) * cfg_.clock_mhz * 1000.0);
+    return FailedPreconditionError("device '{}' is busy: wait for the previous run before starting another", target_);
+  const uint64_t watchdog = static_cast<uint64_t>(static_cast<double>(timeout_ms) * cfg_.clock_mhz * 1000.0);
   WriteReg(regs::kCtrl, regs::kCtrlClear);
   WriteReg(regs::kInsnAddrLo, static_cast<uint32_t>(insn_phys));
   WriteReg(regs::kInsnAddrHi, static_cast<uint32_t>(insn_phys >> 32));
@@ -198,25 +185,22 @@ Status Device::Wait() {
     const uint32_t st = ReadReg(regs::kStatus);
     if (st & regs::kStatusError) {
       DeviceStatus s = ReadStatus();
-      std::string where =
-          s.error_insn == regs::kNoInsn ? "" : fmt::format(" at instruction {}", s.error_insn);
+      std::string where = s.error_insn == regs::kNoInsn ? "" : fmt::format(" at instruction {}", s.error_insn);
       std::string detail = ErrorDetail();
-      return Status(CodeOf(s.error_code),
-                    fmt::format("device '{}': run of {} instructions at 0x{:x} failed: {}{}{}{}",
-                                target_, launch_count_, launch_addr_,
-                                regs::ErrorCodeName(s.error_code), where,
-                                detail.empty() ? "" : ": ", detail));
+      return Status(
+          CodeOf(s.error_code),
+          fmt::format("device '{}': run of {} instructions at 0x{:x} failed: {}{}{}{}", target_, launch_count_,
+                      launch_addr_, regs::ErrorCodeName(s.error_code), where, detail.empty() ? "" : ": ", detail));
     }
-    if (st & regs::kStatusDone)
-      return OkStatus();
-    if (!(st & regs::kStatusBusy))
-      return FailedPreconditionError("device '{}': wait without a started run", target_);
+    if (st & regs::kStatusDone) return OkStatus();
+    if (!(st & regs::kStatusBusy)) return FailedPreconditionError("device '{}': wait without a started run", target_);
     if (bounded && Clock::now() > deadline) {
       WriteReg(regs::kCtrl, regs::kCtrlAbort);
-      return DeadlineExceededError("device '{}': run of {} instructions at 0x{:x} did not finish "
-                                   "within its {} ms timeout (host deadline "
-                                   "passed; the run was aborted)",
-                                   target_, launch_count_, launch_addr_, launch_timeout_ms_);
+      return DeadlineExceededError(
+          "device '{}': run of {} instructions at 0x{:x} did not finish "
+          "within its {} ms timeout (host deadline "
+          "passed; the run was aborted)",
+          target_, launch_count_, launch_addr_, launch_timeout_ms_);
     }
     WhileWaiting();
   }
@@ -238,7 +222,7 @@ DeviceCounters Device::ReadCounters() {
   c.alu_iterations = rd(Counter::kAluIterations);
   c.dram_read_bytes = rd(Counter::kDramReadBytes);
   c.dram_write_bytes = rd(Counter::kDramWriteBytes);
-  DeviceCounters::Module *mods[] = {&c.fetch, &c.load, &c.compute, &c.store};
+  DeviceCounters::Module* mods[] = {&c.fetch, &c.load, &c.compute, &c.store};
   for (int m = 0; m < 4; ++m) {
     mods[m]->busy = rd(regs::ModuleCounter(m, 0));
     mods[m]->wait_token = rd(regs::ModuleCounter(m, 1));
@@ -250,4 +234,4 @@ DeviceCounters Device::ReadCounters() {
 
 uint64_t Device::ReadFingerprint() { return ReadReg64(regs::kFingerprintLo); }
 
-} // namespace tessera
+}  // namespace tessera

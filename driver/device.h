@@ -9,20 +9,20 @@
 // sequence is shared, so systemc, rtl and fpga backends fit unchanged.
 #pragma once
 
-#include "driver/allocator.h"
-#include "driver/regs.h"
-#include "isa/base/status.h"
-#include "isa/config.h"
-
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "driver/allocator.h"
+#include "driver/regs.h"
+#include "isa/base/status.h"
+#include "isa/config.h"
+
 namespace tessera {
 
 enum class MemPool : uint8_t { kCode, kData };
-const char *MemPoolName(MemPool p);
+const char* MemPoolName(MemPool p);
 
 struct DeviceOptions {
   // Bytes of DRAM reserved for instruction streams and uop kernels; 0 picks
@@ -42,13 +42,13 @@ struct DeviceCounters {
   struct Module {
     int64_t busy = 0, wait_token = 0, wait_queue = 0, wait_memory = 0;
   };
-  int64_t cycles = 0; // 0 on engines without timing (ref)
+  int64_t cycles = 0;  // 0 on engines without timing (ref)
   int64_t insns = 0, macs = 0, gemm_iterations = 0, alu_iterations = 0;
   int64_t dram_read_bytes = 0, dram_write_bytes = 0;
   Module fetch, load, compute, store;
   // MACs / (peak MACs per cycle x cycles); 0 without timing.
-  double GemmUtilization(const HwConfig &cfg) const;
-  void Add(const DeviceCounters &o);
+  double GemmUtilization(const HwConfig& cfg) const;
+  void Add(const DeviceCounters& o);
 };
 
 // STATUS register decoded.
@@ -59,13 +59,13 @@ struct DeviceStatus {
 };
 
 class Device {
-public:
+ public:
   virtual ~Device() = default;
-  Device(const Device &) = delete;
-  Device &operator=(const Device &) = delete;
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
 
-  const HwConfig &config() const { return cfg_; }
-  const std::string &target() const { return target_; }
+  const HwConfig& config() const { return cfg_; }
+  const std::string& target() const { return target_; }
   // True when the backend counts cycles (sim, systemc, rtl, fpga; not ref).
   virtual bool has_timing() const = 0;
 
@@ -73,13 +73,13 @@ public:
   // Allocates `bytes` in a pool; `tag` names the allocation in messages.
   // Data allocations are aligned to data_alignment() (a multiple of every
   // element size, so any memory type can address them), code to 64 bytes.
-  StatusOr<DeviceAllocation> Alloc(uint64_t bytes, MemPool pool, const std::string &tag);
+  StatusOr<DeviceAllocation> Alloc(uint64_t bytes, MemPool pool, const std::string& tag);
   Status Free(uint64_t phys);
-  const RangeAllocator &pool(MemPool p) const { return p == MemPool::kCode ? code_ : data_; }
+  const RangeAllocator& pool(MemPool p) const { return p == MemPool::kCode ? code_ : data_; }
   uint64_t data_alignment() const { return data_.alignment(); }
   // Copies between host memory and device DRAM (bounds-checked against DRAM).
-  virtual Status Write(uint64_t phys, const void *src, uint64_t n) = 0;
-  virtual Status Read(uint64_t phys, void *dst, uint64_t n) const = 0;
+  virtual Status Write(uint64_t phys, const void* src, uint64_t n) = 0;
+  virtual Status Read(uint64_t phys, void* dst, uint64_t n) const = 0;
 
   // --- the register window ------------------------------------------------
   virtual uint32_t ReadReg(uint32_t offset) = 0;
@@ -102,9 +102,8 @@ public:
   // A 64-bit register pair (lo at the offset, hi at offset + 4).
   uint64_t ReadReg64(uint32_t lo_offset);
 
-protected:
-  Device(const HwConfig &cfg, std::string target, uint64_t phys_base, uint64_t dram_bytes,
-         const DeviceOptions &opts);
+ protected:
+  Device(const HwConfig& cfg, std::string target, uint64_t phys_base, uint64_t dram_bytes, const DeviceOptions& opts);
   // Called between STATUS polls: a backend that simulates hardware in this
   // thread advances it here (Verilator, SystemC); the FPGA backend yields.
   virtual void WhileWaiting() {}
@@ -115,7 +114,7 @@ protected:
   const HwConfig cfg_;
   const DeviceOptions opts_;
 
-private:
+ private:
   std::string target_;
   uint64_t phys_base_, dram_bytes_;
   RangeAllocator code_, data_;
@@ -126,9 +125,9 @@ private:
 // Opens a backend: "ref" (functional reference) or "sim" (cycle-accurate),
 // each owning a DRAM of cfg.dram_size_bytes. Checks the device's ISA
 // fingerprint register against the config.
-StatusOr<std::unique_ptr<Device>> OpenDevice(const std::string &target, const HwConfig &cfg,
-                                             const DeviceOptions &opts = {});
+StatusOr<std::unique_ptr<Device>> OpenDevice(const std::string& target, const HwConfig& cfg,
+                                             const DeviceOptions& opts = {});
 // The targets OpenDevice accepts in this build.
 std::vector<std::string> DeviceTargets();
 
-} // namespace tessera
+}  // namespace tessera

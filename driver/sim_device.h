@@ -5,26 +5,26 @@
 // instruction and the counters latched, exactly as the register protocol says.
 #pragma once
 
-#include "driver/device.h"
-#include "sim/dram.h"
-
 #include <array>
 #include <string>
+
+#include "driver/device.h"
+#include "sim/dram.h"
 
 namespace tessera {
 
 class SimulatedDevice : public Device {
-public:
-  Status Write(uint64_t phys, const void *src, uint64_t n) override;
-  Status Read(uint64_t phys, void *dst, uint64_t n) const override;
+ public:
+  Status Write(uint64_t phys, const void* src, uint64_t n) override;
+  Status Read(uint64_t phys, void* dst, uint64_t n) const override;
   uint32_t ReadReg(uint32_t offset) override;
   void WriteReg(uint32_t offset, uint32_t value) override;
 
   // Direct DRAM access for tests and tools.
-  Dram &dram() { return dram_; }
+  Dram& dram() { return dram_; }
 
-protected:
-  SimulatedDevice(const HwConfig &cfg, std::string target, const DeviceOptions &opts);
+ protected:
+  SimulatedDevice(const HwConfig& cfg, std::string target, const DeviceOptions& opts);
 
   struct EngineRun {
     Status status;
@@ -36,7 +36,7 @@ protected:
 
   Dram dram_;
 
-private:
+ private:
   void StartRun();
 
   uint64_t insn_addr_ = 0, watchdog_ = 0;
@@ -49,7 +49,7 @@ private:
 
 // The engine's Status mapped onto the ERROR_CODE register, and the
 // instruction index its message names ("instruction N"), if any.
-regs::ErrorCode ErrorCodeOfStatus(const Status &s);
-uint32_t ErrorInsnOfStatus(const Status &s);
+regs::ErrorCode ErrorCodeOfStatus(const Status& s);
+uint32_t ErrorInsnOfStatus(const Status& s);
 
-} // namespace tessera
+}  // namespace tessera

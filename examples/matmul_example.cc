@@ -4,13 +4,13 @@
 // record a double-buffered stream (examples/matmul/tiled_matmul.cc), load it
 // as an executable, run it, read the result back; with --replay, run the same
 // executable again on new buffers (patched addresses, no re-assembly).
-#include "driver/device.h"
-#include "examples/matmul/tiled_matmul.h"
-#include "runtime/runtime.h"
-
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <random>
+
+#include "driver/device.h"
+#include "examples/matmul/tiled_matmul.h"
+#include "runtime/runtime.h"
 
 namespace tessera::example {
 namespace {
@@ -28,32 +28,29 @@ struct Args {
   bool verbose = false;
 };
 
-std::vector<int8_t> RandomInt8(size_t n, std::mt19937_64 &rng) {
+std::vector<int8_t> RandomInt8(size_t n, std::mt19937_64& rng) {
   std::uniform_int_distribution<int> d(-128, 127);
   std::vector<int8_t> v(n);
-  for (int8_t &x : v)
-    x = static_cast<int8_t>(d(rng));
+  for (int8_t& x : v) x = static_cast<int8_t>(d(rng));
   return v;
 }
 
-void PrintCounters(const HwConfig &cfg, const DeviceCounters &c) {
-  std::printf("  device: %lld cycles, %lld MACs, GEMM utilization %.1f%%\n",
-              static_cast<long long>(c.cycles), static_cast<long long>(c.macs),
-              100.0 * c.GemmUtilization(cfg));
-  const std::pair<const char *, const DeviceCounters::Module *> mods[] = {
+void PrintCounters(const HwConfig& cfg, const DeviceCounters& c) {
+  std::printf("  device: %lld cycles, %lld MACs, GEMM utilization %.1f%%\n", static_cast<long long>(c.cycles),
+              static_cast<long long>(c.macs), 100.0 * c.GemmUtilization(cfg));
+  const std::pair<const char*, const DeviceCounters::Module*> mods[] = {
       {"fetch", &c.fetch}, {"load", &c.load}, {"compute", &c.compute}, {"store", &c.store}};
-  std::printf("  %-8s %12s %12s %12s %12s\n", "module", "busy", "wait_token", "wait_queue",
-              "wait_memory");
-  for (const auto &[name, m] : mods)
+  std::printf("  %-8s %12s %12s %12s %12s\n", "module", "busy", "wait_token", "wait_queue", "wait_memory");
+  for (const auto& [name, m] : mods)
     std::printf("  %-8s %12lld %12lld %12lld %12lld\n", name, static_cast<long long>(m->busy),
                 static_cast<long long>(m->wait_token), static_cast<long long>(m->wait_queue),
                 static_cast<long long>(m->wait_memory));
 }
 
 // Packs and uploads fresh inputs, returns the expected output.
-StatusOr<std::vector<int8_t>> Upload(Runtime &rt, const MatmulPlan &plan, const Buffer &a,
-                                     const Buffer &b, std::mt19937_64 &rng) {
-  const HwConfig &cfg = rt.config();
+StatusOr<std::vector<int8_t>> Upload(Runtime& rt, const MatmulPlan& plan, const Buffer& a, const Buffer& b,
+                                     std::mt19937_64& rng) {
+  const HwConfig& cfg = rt.config();
   std::vector<int8_t> am = RandomInt8(static_cast<size_t>(plan.shape.m * plan.shape.k), rng);
   std::vector<int8_t> bm = RandomInt8(static_cast<size_t>(plan.shape.k * plan.shape.n), rng);
   std::vector<int8_t> pa = PackA(cfg, plan, am), pb = PackB(cfg, plan, bm);
@@ -63,23 +60,20 @@ StatusOr<std::vector<int8_t>> Upload(Runtime &rt, const MatmulPlan &plan, const 
 }
 
 // Reads C back and compares; prints the first mismatches.
-StatusOr<bool> Check(Runtime &rt, const MatmulPlan &plan, const Buffer &c,
-                     const std::vector<int8_t> &expect) {
+StatusOr<bool> Check(Runtime& rt, const MatmulPlan& plan, const Buffer& c, const std::vector<int8_t>& expect) {
   std::vector<int8_t> packed(static_cast<size_t>(plan.c_bytes));
   TSR_RETURN_IF_ERROR(rt.CopyOut(c, packed.data(), packed.size()));
   std::vector<int8_t> got = UnpackC(rt.config(), plan, packed);
   int64_t bad = 0;
   for (size_t i = 0; i < got.size(); ++i)
     if (got[i] != expect[i] && ++bad <= 5)
-      std::printf("  mismatch C[%lld][%lld]: accelerator %d, CPU %d\n",
-                  static_cast<long long>(i / plan.shape.n),
+      std::printf("  mismatch C[%lld][%lld]: accelerator %d, CPU %d\n", static_cast<long long>(i / plan.shape.n),
                   static_cast<long long>(i % plan.shape.n), got[i], expect[i]);
-  if (bad)
-    std::printf("  %lld of %zu elements differ\n", static_cast<long long>(bad), got.size());
+  if (bad) std::printf("  %lld of %zu elements differ\n", static_cast<long long>(bad), got.size());
   return bad == 0;
 }
 
-StatusOr<bool> Main(const Args &args) {
+StatusOr<bool> Main(const Args& args) {
   // 1. A device and a runtime on it.
   TSR_ASSIGN_OR_RETURN(HwConfig cfg, LoadHwConfig(args.config));
   TSR_ASSIGN_OR_RETURN(std::unique_ptr<Device> dev, OpenDevice(args.target, cfg));
@@ -90,36 +84,35 @@ StatusOr<bool> Main(const Args &args) {
 
   // 2. The tiling, and buffers for the packed matrices.
   const MatmulShape shape{args.m, args.n, args.k};
-  TSR_ASSIGN_OR_RETURN(MatmulPlan plan,
-                       PlanMatmul(rt->config(), shape,
-                                  args.shift >= 0 ? args.shift : DefaultShift(args.k), args.tm,
-                                  args.tn, args.tk));
+  TSR_ASSIGN_OR_RETURN(
+      MatmulPlan plan,
+      PlanMatmul(rt->config(), shape, args.shift >= 0 ? args.shift : DefaultShift(args.k), args.tm, args.tn, args.tk));
   TSR_ASSIGN_OR_RETURN(Buffer a, rt->Alloc(static_cast<uint64_t>(plan.a_bytes), "A"));
   TSR_ASSIGN_OR_RETURN(Buffer b, rt->Alloc(static_cast<uint64_t>(plan.b_bytes), "B"));
   TSR_ASSIGN_OR_RETURN(Buffer c, rt->Alloc(static_cast<uint64_t>(plan.c_bytes), "C"));
   std::mt19937_64 rng(args.seed);
   TSR_ASSIGN_OR_RETURN(std::vector<int8_t> expect, Upload(*rt, plan, a, b, rng));
-  std::printf("matmul %lldx%lldx%lld (M x N x K) on config '%s', target %s\n",
-              static_cast<long long>(args.m), static_cast<long long>(args.n),
-              static_cast<long long>(args.k), cfg.name.c_str(), args.target.c_str());
-  std::printf("  tiles: %lld x %lld x %lld blocks of a %lld x %lld x %lld block matrix, %lld "
-              "steps, shift %d\n",
-              static_cast<long long>(plan.tm), static_cast<long long>(plan.tn),
-              static_cast<long long>(plan.tk), static_cast<long long>(plan.mb),
-              static_cast<long long>(plan.nb), static_cast<long long>(plan.kb),
-              static_cast<long long>(plan.steps()), plan.shift);
+  std::printf("matmul %lldx%lldx%lld (M x N x K) on config '%s', target %s\n", static_cast<long long>(args.m),
+              static_cast<long long>(args.n), static_cast<long long>(args.k), cfg.name.c_str(), args.target.c_str());
+  std::printf(
+      "  tiles: %lld x %lld x %lld blocks of a %lld x %lld x %lld block matrix, %lld "
+      "steps, shift %d\n",
+      static_cast<long long>(plan.tm), static_cast<long long>(plan.tn), static_cast<long long>(plan.tk),
+      static_cast<long long>(plan.mb), static_cast<long long>(plan.nb), static_cast<long long>(plan.kb),
+      static_cast<long long>(plan.steps()), plan.shift);
 
   // 3. Record the stream (JIT), then load it onto the device.
   Stream s = rt->NewStream("matmul");
   TSR_RETURN_IF_ERROR(RecordMatmul(&s, plan, a, b, c, &rt->kernel_cache()));
   TSR_ASSIGN_OR_RETURN(Recording rec, s.Finish());
-  const RecordingStats &st = rec.stats;
-  std::printf("  stream: %lld instructions in %zu piece(s); %lld uop loads, %lld kernel hits, %lld "
-              "tokens folded, "
-              "%lld no-ops\n",
-              static_cast<long long>(rec.num_insns()), rec.pieces.size(),
-              static_cast<long long>(st.uop_loads), static_cast<long long>(st.kernel_hits),
-              static_cast<long long>(st.folded_tokens), static_cast<long long>(st.noops));
+  const RecordingStats& st = rec.stats;
+  std::printf(
+      "  stream: %lld instructions in %zu piece(s); %lld uop loads, %lld kernel hits, %lld "
+      "tokens folded, "
+      "%lld no-ops\n",
+      static_cast<long long>(rec.num_insns()), rec.pieces.size(), static_cast<long long>(st.uop_loads),
+      static_cast<long long>(st.kernel_hits), static_cast<long long>(st.folded_tokens),
+      static_cast<long long>(st.noops));
   if (args.verbose) {
     TSR_ASSIGN_OR_RETURN(std::string text, rec.Disassemble(rt->config()));
     std::fputs(text.c_str(), stdout);
@@ -128,8 +121,7 @@ StatusOr<bool> Main(const Args &args) {
 
   // 4. Run and check.
   TSR_RETURN_IF_ERROR(x.Run());
-  if (rt->device().has_timing())
-    PrintCounters(rt->config(), x.counters());
+  if (rt->device().has_timing()) PrintCounters(rt->config(), x.counters());
   TSR_ASSIGN_OR_RETURN(bool ok, Check(*rt, plan, c, expect));
 
   // 5. Replay: new buffers, new data, the same executable (fields patched, nothing re-assembled).
@@ -142,26 +134,22 @@ StatusOr<bool> Main(const Args &args) {
     TSR_RETURN_IF_ERROR(x.Bind("B", b2));
     TSR_RETURN_IF_ERROR(x.Bind("C", c2));
     TSR_RETURN_IF_ERROR(x.Run());
-    std::printf("  replay on new buffers: %lld DRAM fields patched\n",
-                static_cast<long long>(x.patched_fields()));
+    std::printf("  replay on new buffers: %lld DRAM fields patched\n", static_cast<long long>(x.patched_fields()));
     TSR_ASSIGN_OR_RETURN(bool ok2, Check(*rt, plan, c2, expect2));
     ok = ok && ok2;
   }
   return ok;
 }
 
-} // namespace
-} // namespace tessera::example
+}  // namespace
+}  // namespace tessera::example
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   tessera::example::Args args;
-  CLI::App app{
-      "int8 C = A . B on the Tessera accelerator through the runtime API, checked against the CPU"};
+  CLI::App app{"int8 C = A . B on the Tessera accelerator through the runtime API, checked against the CPU"};
   app.add_option("--m", args.m, "rows of A and C")->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
-  app.add_option("--n", args.n, "columns of B and C")
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
-  app.add_option("--k", args.k, "columns of A, rows of B")
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+  app.add_option("--n", args.n, "columns of B and C")->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+  app.add_option("--k", args.k, "columns of A, rows of B")->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   app.add_option("-c,--config", args.config, "hardware config JSON")->capture_default_str();
   app.add_option("--target", args.target, "device backend: ref or sim")->capture_default_str();
   app.add_option("--shift", args.shift, "requantization shift (default: 7 + log2(K)/2, rounded)");
@@ -169,11 +157,9 @@ int main(int argc, char **argv) {
   app.add_option("--tile-m", args.tm, "force the tile height in blocks of BATCH rows");
   app.add_option("--tile-n", args.tn, "force the tile width in blocks of BLOCK_OUT columns");
   app.add_option("--tile-k", args.tk, "force the tile depth in blocks of BLOCK_IN");
-  app.add_option("--capacity", args.capacity,
-                 "instruction-buffer capacity (instructions per device run)")
+  app.add_option("--capacity", args.capacity, "instruction-buffer capacity (instructions per device run)")
       ->capture_default_str();
-  app.add_option("--timeout-ms", args.timeout_ms, "device timeout per run (ms of device time)")
-      ->capture_default_str();
+  app.add_option("--timeout-ms", args.timeout_ms, "device timeout per run (ms of device time)")->capture_default_str();
   app.add_flag("--replay", args.replay, "run the executable again on new buffers and inputs");
   app.add_flag("-v,--verbose", args.verbose, "print the recorded instruction stream");
   CLI11_PARSE(app, argc, argv);

@@ -1,20 +1,21 @@
 // The runtime on a device: buffers, live streams, replay of recordings on new
 // buffers, serialization, uop residency across runs, and every error a run
 // can end with (timeout, config mismatch, race, unbound/freed buffers).
-#include "examples/matmul/tiled_matmul.h"
 #include "runtime/runtime.h"
-#include "tests/support/random_isa.h"
 
 #include <gtest/gtest.h>
+
 #include <random>
+
+#include "examples/matmul/tiled_matmul.h"
+#include "tests/support/random_isa.h"
 
 namespace tessera {
 namespace {
 
 constexpr Module kLd = Module::kLoad, kCp = Module::kCompute, kSt = Module::kStore;
 
-std::unique_ptr<Runtime> Open(const std::string &target = "ref",
-                              const char *config = "configs/default.json",
+std::unique_ptr<Runtime> Open(const std::string& target = "ref", const char* config = "configs/default.json",
                               RuntimeOptions opts = {}) {
   HwConfig cfg = testing::LoadConfigOrDie(config);
   auto dev = OpenDevice(target, cfg);
@@ -31,10 +32,8 @@ Dma2D Row(int64_t x) {
 }
 
 // Records "C = A + imm" on `n` accumulator tiles: acc8 load, ALU add, store.
-Status RecordAddImm(Stream *s, DmaTarget a, DmaTarget c, int64_t n, int64_t imm) {
-  TSR_ASSIGN_OR_RETURN(
-      Kernel k,
-      KernelBuilder(s->config(), KernelKind::kAlu, "add").Outer(n, 1, 1).Uop(0, 0).Build());
+Status RecordAddImm(Stream* s, DmaTarget a, DmaTarget c, int64_t n, int64_t imm) {
+  TSR_ASSIGN_OR_RETURN(Kernel k, KernelBuilder(s->config(), KernelKind::kAlu, "add").Outer(n, 1, 1).Uop(0, 0).Build());
   TSR_RETURN_IF_ERROR(s->Load(MemType::kAcc8, 0, a, 0, Row(n)));
   TSR_RETURN_IF_ERROR(s->Alu(k, AluOp::kAdd, imm));
   TSR_RETURN_IF_ERROR(s->Push(kCp, kSt));
@@ -52,8 +51,7 @@ TEST(Runtime, BuffersAndTheirErrors) {
   ASSERT_TRUE(rt->CopyIn(*a, v.data(), v.size()).ok());
   ASSERT_TRUE(rt->CopyOut(*a, back.data(), back.size()).ok());
   EXPECT_EQ(back, v);
-  EXPECT_EQ(rt->CopyIn(*a, v.data(), 10, 95).message(),
-            "copy of 10 bytes at offset 95 leaves buffer 'A' (100 bytes)");
+  EXPECT_EQ(rt->CopyIn(*a, v.data(), 10, 95).message(), "copy of 10 bytes at offset 95 leaves buffer 'A' (100 bytes)");
   auto oom = rt->Alloc(100 << 20, "huge");
   EXPECT_EQ(oom.status().code(), StatusCode::kResourceExhausted);
   ASSERT_TRUE(rt->Free(*a).ok());
@@ -61,8 +59,7 @@ TEST(Runtime, BuffersAndTheirErrors) {
   Status twice = rt->Free(*a);
   EXPECT_EQ(twice.code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ(twice.message(),
-            fmt::format("double free of buffer 'A' (device address 0x{:x}): it was already freed",
-                        a->phys()));
+            fmt::format("double free of buffer 'A' (device address 0x{:x}): it was already freed", a->phys()));
   EXPECT_EQ(rt->Free(Buffer()).message(), "free of an invalid (default-constructed) buffer");
   auto other = Open("ref", "configs/tiny.json");
   auto b = other->Alloc(10, "B");
@@ -81,22 +78,20 @@ TEST(Runtime, CreateRejectsBadOptions) {
 }
 
 TEST(Runtime, SynchronizeRunsALiveStream) {
-  for (const std::string &target : DeviceTargets()) {
+  for (const std::string& target : DeviceTargets()) {
     SCOPED_TRACE(target);
     auto rt = Open(target);
     const int64_t n = 4, lanes = rt->config().block_out;
     Buffer a = *rt->Alloc(n * lanes, "A"), c = *rt->Alloc(n * lanes, "C");
     std::vector<int8_t> in(n * lanes), out(n * lanes);
-    for (size_t i = 0; i < in.size(); ++i)
-      in[i] = static_cast<int8_t>(i - 30);
+    for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<int8_t>(i - 30);
     ASSERT_TRUE(rt->CopyIn(a, in.data(), in.size()).ok());
     Stream s = rt->NewStream("add");
     ASSERT_TRUE(RecordAddImm(&s, a, c, n, 5).ok());
     Status st = s.Synchronize();
     ASSERT_TRUE(st.ok()) << st.ToString();
     ASSERT_TRUE(rt->CopyOut(c, out.data(), out.size()).ok());
-    for (size_t i = 0; i < in.size(); ++i)
-      EXPECT_EQ(out[i], in[i] + 5);
+    for (size_t i = 0; i < in.size(); ++i) EXPECT_EQ(out[i], in[i] + 5);
     EXPECT_EQ(rt->last_counters().alu_iterations, n);
     EXPECT_EQ(rt->stats().kernel_uploads, 1);
     // The same kernel again: resident in the uop scratchpad, so no uop load is recorded.
@@ -107,7 +102,7 @@ TEST(Runtime, SynchronizeRunsALiveStream) {
     ASSERT_TRUE(rt->CopyOut(a, out.data(), out.size()).ok());
     EXPECT_EQ(out, in);
     EXPECT_EQ(rt->stats().uop_preambles, 0);
-    EXPECT_EQ(rt->stats().kernel_uploads, 1); // the DRAM copy is shared too
+    EXPECT_EQ(rt->stats().kernel_uploads, 1);  // the DRAM copy is shared too
   }
 }
 
@@ -118,29 +113,25 @@ TEST(Runtime, RaceDetectorCatchesAMissingToken) {
   auto k = KernelBuilder(rt->config(), KernelKind::kAlu, "add").Uop(0, 0).Build();
   ASSERT_TRUE(s.Load(MemType::kAcc8, 0, a, 0, Row(1)).ok());
   ASSERT_TRUE(s.Alu(*k, AluOp::kAdd, 1).ok());
-  ASSERT_TRUE(
-      s.Store(0, c, 0, Row(1)).ok()); // no compute->store token: the store may read acc too early
+  ASSERT_TRUE(s.Store(0, c, 0, Row(1)).ok());  // no compute->store token: the store may read acc too early
   Status st = s.Synchronize();
   EXPECT_EQ(st.code(), StatusCode::kAborted);
   EXPECT_NE(st.message().find("race on out entry 0"), std::string::npos) << st.message();
   EXPECT_NE(st.message().find("recording 'racy', piece 1 of 1"), std::string::npos) << st.message();
-  EXPECT_TRUE(rt->uop_residency().entries().empty()); // unknown after a failed run
+  EXPECT_TRUE(rt->uop_residency().entries().empty());  // unknown after a failed run
 }
 
 // Many long GEMMs: about 3.3 M cycles on sim, a few hundred ms on ref.
-Status RecordLongStream(Stream *s) {
-  TSR_ASSIGN_OR_RETURN(Kernel k, KernelBuilder(s->config(), KernelKind::kGemm, "long")
-                                     .Outer(4096, 0, 0)
-                                     .Inner(16, 0, 0)
-                                     .Uop(0, 0, 0)
-                                     .Build());
-  for (int i = 0; i < 50; ++i)
-    TSR_RETURN_IF_ERROR(s->Gemm(k));
+Status RecordLongStream(Stream* s) {
+  TSR_ASSIGN_OR_RETURN(
+      Kernel k,
+      KernelBuilder(s->config(), KernelKind::kGemm, "long").Outer(4096, 0, 0).Inner(16, 0, 0).Uop(0, 0, 0).Build());
+  for (int i = 0; i < 50; ++i) TSR_RETURN_IF_ERROR(s->Gemm(k));
   return OkStatus();
 }
 
 TEST(Runtime, DeviceTimeout) {
-  for (const std::string &target : DeviceTargets()) {
+  for (const std::string& target : DeviceTargets()) {
     SCOPED_TRACE(target);
     auto rt = Open(target);
     Stream s = rt->NewStream("long");
@@ -167,12 +158,11 @@ TEST(Runtime, ConfigMismatchBetweenRecordingAndDevice) {
   ASSERT_TRUE(back.ok());
   auto x = tiny->Load(*back);
   EXPECT_EQ(x.status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_EQ(
-      x.status().message(),
-      fmt::format("recording 'layer' was made for config 'default' (ISA fingerprint 0x{:016x}) but "
-                  "device 'ref' "
-                  "runs config 'tiny' (ISA fingerprint 0x{:016x}): record it again for this config",
-                  rt->config().isa_fingerprint, tiny->config().isa_fingerprint));
+  EXPECT_EQ(x.status().message(),
+            fmt::format("recording 'layer' was made for config 'default' (ISA fingerprint 0x{:016x}) but "
+                        "device 'ref' "
+                        "runs config 'tiny' (ISA fingerprint 0x{:016x}): record it again for this config",
+                        rt->config().isa_fingerprint, tiny->config().isa_fingerprint));
 }
 
 TEST(Runtime, ReplayOnNewBuffersPatchesWithoutReassembly) {
@@ -197,18 +187,17 @@ TEST(Runtime, ReplayOnNewBuffersPatchesWithoutReassembly) {
   ASSERT_TRUE(rt->CopyIn(a2, in2.data(), in2.size()).ok());
   ASSERT_TRUE(x->Bind("A", a2).ok());
   ASSERT_TRUE(x->Bind(1, c2).ok());
-  EXPECT_EQ(x->patched_fields() - patched, 2); // one LOAD, one STORE
+  EXPECT_EQ(x->patched_fields() - patched, 2);  // one LOAD, one STORE
   // Only the two dram fields changed.
-  const auto &after = x->recording().pieces;
+  const auto& after = x->recording().pieces;
   int changed = 0;
-  for (size_t i = 0; i < after[0].size(); ++i)
-    changed += !(after[0][i] == before[0][i]);
+  for (size_t i = 0; i < after[0].size(); ++i) changed += !(after[0][i] == before[0][i]);
   EXPECT_EQ(changed, 2);
   ASSERT_TRUE(x->Run().ok());
   ASSERT_TRUE(rt->CopyOut(c2, out.data(), out.size()).ok());
   EXPECT_EQ(out[0], -47);
   ASSERT_TRUE(rt->CopyOut(c, out.data(), out.size()).ok());
-  EXPECT_EQ(out[0], 13); // the first output is untouched
+  EXPECT_EQ(out[0], 13);  // the first output is untouched
 }
 
 TEST(Runtime, BindingErrors) {
@@ -221,21 +210,20 @@ TEST(Runtime, BindingErrors) {
   auto x = rt->Load(rec);
   ASSERT_TRUE(x.ok());
   EXPECT_EQ(x->Run().message(), "recording 'offline': slot 'A' is not bound to a buffer");
-  Buffer small = *rt->Alloc(2 * lanes, "small"), ok = *rt->Alloc(4 * lanes, "ok"),
-         out = *rt->Alloc(4 * lanes, "out");
+  Buffer small = *rt->Alloc(2 * lanes, "small"), ok = *rt->Alloc(4 * lanes, "ok"), out = *rt->Alloc(4 * lanes, "out");
   Status st = x->Bind("A", small);
   EXPECT_EQ(st.code(), StatusCode::kOutOfRange);
-  EXPECT_EQ(st.message(), "binding buffer 'small' (32 bytes) to slot 'A' of recording 'offline': "
-                          "the recording's DMAs reach byte 64 "
-                          "of the slot");
+  EXPECT_EQ(st.message(),
+            "binding buffer 'small' (32 bytes) to slot 'A' of recording 'offline': "
+            "the recording's DMAs reach byte 64 "
+            "of the slot");
   EXPECT_EQ(x->Bind("B", ok).message(), "recording 'offline' has no slot 'B'");
   EXPECT_EQ(x->Bind(5, ok).message(), "recording 'offline' has no slot 5 (2 slot(s))");
   ASSERT_TRUE(x->Bind("A", ok).ok());
   ASSERT_TRUE(x->Bind("C", out).ok());
   ASSERT_TRUE(x->Run().ok());
   ASSERT_TRUE(rt->Free(ok).ok());
-  EXPECT_EQ(x->Run().message(),
-            "recording 'offline': slot 'A' is bound to buffer 'ok', which was freed");
+  EXPECT_EQ(x->Run().message(), "recording 'offline': slot 'A' is bound to buffer 'ok', which was freed");
   EXPECT_EQ(x->Bind("A", ok).code(), StatusCode::kFailedPrecondition);
   // Recordings made without a device must be given buffers.
   EXPECT_EQ(rt->Run(rec).message(), "recording 'offline': slot 'A' is not bound to a buffer");
@@ -257,7 +245,7 @@ TEST(Runtime, DeserializedRecordingRestoresTheUopsItAssumed) {
   ASSERT_EQ(rec.requires_resident.size(), 1u);
   auto back = Recording::Deserialize(rec.Serialize(), "warm.rec");
   ASSERT_TRUE(back.ok());
-  rt->InvalidateUopResidency(); // as if another program had used the uop scratchpad
+  rt->InvalidateUopResidency();  // as if another program had used the uop scratchpad
   ASSERT_TRUE(rt->Run(*back, {c, a}).ok());
   EXPECT_EQ(rt->stats().uop_preambles, 1);
   ASSERT_TRUE(rt->CopyOut(a, out.data(), out.size()).ok());
@@ -276,12 +264,11 @@ TEST(Runtime, CorruptRecordingIsRejectedAtLoad) {
   Recording rec = *Recording::Deserialize(s.Finish()->Serialize(), "r.rec");
   EXPECT_FALSE(rec.jit_validated);
   Recording bad = rec;
-  bad.pieces[0][0].lo |= 7; // opcode 7 does not exist
-  EXPECT_NE(rt->Load(bad).status().message().find(
-                "recording 'r', piece 0, instruction 0: unknown opcode 7"),
+  bad.pieces[0][0].lo |= 7;  // opcode 7 does not exist
+  EXPECT_NE(rt->Load(bad).status().message().find("recording 'r', piece 0, instruction 0: unknown opcode 7"),
             std::string::npos);
   bad = rec;
-  std::swap(bad.pieces[0][0], bad.pieces[0].back()); // FINISH first
+  std::swap(bad.pieces[0][0], bad.pieces[0].back());  // FINISH first
   EXPECT_EQ(rt->Load(bad).status().code(), StatusCode::kInvalidArgument);
   bad = rec;
   bad.relocs[0].elem_bytes = 3;
@@ -295,8 +282,8 @@ TEST(Runtime, CorruptRecordingIsRejectedAtLoad) {
 // The matmul example's schedule on every config, split into many small
 // pieces and as one piece: same bits as the CPU, no race.
 TEST(Runtime, MatmulSplitOrWholeMatchesTheCpu) {
-  for (const std::string &target : DeviceTargets())
-    for (const char *config : {"configs/default.json", "configs/tiny.json", "configs/large.json"})
+  for (const std::string& target : DeviceTargets())
+    for (const char* config : {"configs/default.json", "configs/tiny.json", "configs/large.json"})
       for (int64_t capacity : {int64_t{5}, int64_t{65536}}) {
         SCOPED_TRACE(fmt::format("{} {} {}", target, config, capacity));
         RuntimeOptions o;
@@ -308,14 +295,10 @@ TEST(Runtime, MatmulSplitOrWholeMatchesTheCpu) {
         std::mt19937_64 rng(7);
         std::uniform_int_distribution<int> d(-128, 127);
         std::vector<int8_t> am(shape.m * shape.k), bm(shape.k * shape.n);
-        for (auto &v : am)
-          v = static_cast<int8_t>(d(rng));
-        for (auto &v : bm)
-          v = static_cast<int8_t>(d(rng));
-        auto pa = example::PackA(rt->config(), *plan, am),
-             pb = example::PackB(rt->config(), *plan, bm);
-        Buffer a = *rt->Alloc(pa.size(), "A"), b = *rt->Alloc(pb.size(), "B"),
-               c = *rt->Alloc(plan->c_bytes, "C");
+        for (auto& v : am) v = static_cast<int8_t>(d(rng));
+        for (auto& v : bm) v = static_cast<int8_t>(d(rng));
+        auto pa = example::PackA(rt->config(), *plan, am), pb = example::PackB(rt->config(), *plan, bm);
+        Buffer a = *rt->Alloc(pa.size(), "A"), b = *rt->Alloc(pb.size(), "B"), c = *rt->Alloc(plan->c_bytes, "C");
         ASSERT_TRUE(rt->CopyIn(a, pa.data(), pa.size()).ok());
         ASSERT_TRUE(rt->CopyIn(b, pb.data(), pb.size()).ok());
         Stream s = rt->NewStream("mm");
@@ -324,13 +307,38 @@ TEST(Runtime, MatmulSplitOrWholeMatchesTheCpu) {
         ASSERT_TRUE(st.ok()) << st.ToString();
         std::vector<int8_t> pc(plan->c_bytes);
         ASSERT_TRUE(rt->CopyOut(c, pc.data(), pc.size()).ok());
-        EXPECT_EQ(example::UnpackC(rt->config(), *plan, pc),
-                  example::MatmulReference(am, bm, shape, 8));
+        EXPECT_EQ(example::UnpackC(rt->config(), *plan, pc), example::MatmulReference(am, bm, shape, 8));
         if (capacity == 5) {
           EXPECT_GT(rt->stats().device_runs, 2);
         }
       }
 }
 
-} // namespace
-} // namespace tessera
+}  // namespace
+}  // namespace tessera
+
+namespace tessera {
+namespace {
+
+// The figure docs/performance.md records: the example's double buffering on
+// sim keeps the GEMM core >= 90% busy for 512 x 512 x 512 on the default config.
+TEST(Runtime, Matmul512ReachesNinetyPercentGemmUtilizationOnSim) {
+  auto rt = Open("sim");
+  auto plan = example::PlanMatmul(rt->config(), {512, 512, 512}, 12);
+  ASSERT_TRUE(plan.ok());
+  Buffer a = *rt->Alloc(plan->a_bytes, "A"), b = *rt->Alloc(plan->b_bytes, "B"), c = *rt->Alloc(plan->c_bytes, "C");
+  Stream s = rt->NewStream("mm512");
+  ASSERT_TRUE(example::RecordMatmul(&s, *plan, a, b, c, &rt->kernel_cache()).ok());
+  auto rec = s.Finish();
+  ASSERT_TRUE(rec.ok());
+  EXPECT_EQ(rec->stats.noops, 0);
+  auto x = rt->Load(*rec);
+  ASSERT_TRUE(x.ok());
+  ASSERT_TRUE(x->Run().ok());
+  const DeviceCounters& k = x->counters();
+  EXPECT_EQ(k.macs, int64_t{512} * 512 * 512);
+  EXPECT_GE(k.GemmUtilization(rt->config()), 0.90) << k.cycles << " cycles";
+}
+
+}  // namespace
+}  // namespace tessera

@@ -6,12 +6,12 @@
 
 namespace tessera {
 
-Stream::Stream(const HwConfig &cfg, std::string name, StreamOptions opts)
+Stream::Stream(const HwConfig& cfg, std::string name, StreamOptions opts)
     : cfg_(&cfg), encoder_(cfg), name_(std::move(name)), opts_(opts) {
   Init();
 }
 
-Stream::Stream(Runtime *rt, std::string name)
+Stream::Stream(Runtime* rt, std::string name)
     : cfg_(&rt->config()), rt_(rt), encoder_(rt->config()), name_(std::move(name)) {
   opts_.insn_buffer_capacity = rt->options().insn_buffer_capacity;
   Init();
@@ -20,12 +20,10 @@ Stream::Stream(Runtime *rt, std::string name)
 void Stream::Init() {
   for (int f = 0; f < kNumTokenFlags; ++f) {
     const FieldId id = FieldOf(static_cast<TokenFlag>(f));
-    const FieldSlot &s = cfg_->layout.slot(Format::kMem, id);
+    const FieldSlot& s = cfg_->layout.slot(Format::kMem, id);
     for (int fmt = 0; fmt < kNumFormats; ++fmt)
-      TSR_CHECK(cfg_->layout.slot(static_cast<Format>(fmt), id).lsb == s.lsb && s.lsb < 64 &&
-                    s.width == 1,
-                "dependency flag {} is not at the same bit in every format",
-                kFields[static_cast<int>(id)].name);
+      TSR_CHECK(cfg_->layout.slot(static_cast<Format>(fmt), id).lsb == s.lsb && s.lsb < 64 && s.width == 1,
+                "dependency flag {} is not at the same bit in every format", kFields[static_cast<int>(id)].name);
     flag_lsb_[f] = s.lsb;
   }
   Reset();
@@ -52,10 +50,9 @@ int64_t Stream::outstanding(Module from, Module to) const {
   return q < 0 ? -1 : pushed_[q] - popped_[q];
 }
 
-StatusOr<Slot> Stream::DeclareSlot(const std::string &slot_name, uint64_t bytes) {
-  if (bytes == 0)
-    return InvalidArgumentError("stream '{}': slot '{}' of 0 bytes", name_, slot_name);
-  for (const SlotInfo &s : slots_)
+StatusOr<Slot> Stream::DeclareSlot(const std::string& slot_name, uint64_t bytes) {
+  if (bytes == 0) return InvalidArgumentError("stream '{}': slot '{}' of 0 bytes", name_, slot_name);
+  for (const SlotInfo& s : slots_)
     if (s.rec.name == slot_name)
       return InvalidArgumentError("stream '{}': slot '{}' is declared twice", name_, slot_name);
   SlotInfo s;
@@ -65,26 +62,20 @@ StatusOr<Slot> Stream::DeclareSlot(const std::string &slot_name, uint64_t bytes)
   return Slot{static_cast<int>(slots_.size()) - 1};
 }
 
-StatusOr<int> Stream::SlotOf(const DmaTarget &t) {
+StatusOr<int> Stream::SlotOf(const DmaTarget& t) {
   if (t.buffer_ == nullptr) {
     if (t.slot_ < 0 || t.slot_ >= static_cast<int>(slots_.size()))
-      return InvalidArgumentError("stream '{}': slot index {} was not declared on this stream",
-                                  name_, t.slot_);
+      return InvalidArgumentError("stream '{}': slot index {} was not declared on this stream", name_, t.slot_);
     return t.slot_;
   }
-  const Buffer &b = *t.buffer_;
-  if (!b.valid())
-    return InvalidArgumentError("stream '{}': DMA on an invalid (default-constructed) buffer",
-                                name_);
+  const Buffer& b = *t.buffer_;
+  if (!b.valid()) return InvalidArgumentError("stream '{}': DMA on an invalid (default-constructed) buffer", name_);
   if (rt_ == nullptr)
-    return InvalidArgumentError(
-        "stream '{}' has no runtime: use DeclareSlot for buffer '{}' and bind it at run time",
-        name_, b.name());
-  if (!rt_->IsLive(b))
-    return FailedPreconditionError("stream '{}': buffer '{}' was freed", name_, b.name());
+    return InvalidArgumentError("stream '{}' has no runtime: use DeclareSlot for buffer '{}' and bind it at run time",
+                                name_, b.name());
+  if (!rt_->IsLive(b)) return FailedPreconditionError("stream '{}': buffer '{}' was freed", name_, b.name());
   auto it = slot_of_buffer_.find(b.id());
-  if (it != slot_of_buffer_.end())
-    return it->second;
+  if (it != slot_of_buffer_.end()) return it->second;
   SlotInfo s;
   s.rec.name = b.name();
   s.bytes = b.bytes();
@@ -127,8 +118,8 @@ Status Stream::Emit(Instruction in, Rec r, bool take_pops) {
 Status Stream::Push(Module from, Module to) {
   const int q = TokenQueueOf(from, to);
   if (q < 0)
-    return InvalidArgumentError("stream '{}': no dependency-token queue from {} to {} (queues: {})",
-                                name_, ModuleName(from), ModuleName(to), TokenQueueList());
+    return InvalidArgumentError("stream '{}': no dependency-token queue from {} to {} (queues: {})", name_,
+                                ModuleName(from), ModuleName(to), TokenQueueList());
   const TokenFlag f = TokenPushFlag(q);
   const int64_t j = last_[static_cast<int>(from)];
   if (j >= 0 && !GetFlag(recs_[j], f)) {
@@ -148,13 +139,13 @@ Status Stream::Push(Module from, Module to) {
 Status Stream::Pop(Module from, Module to) {
   const int q = TokenQueueOf(from, to);
   if (q < 0)
-    return InvalidArgumentError("stream '{}': no dependency-token queue from {} to {} (queues: {})",
-                                name_, ModuleName(from), ModuleName(to), TokenQueueList());
+    return InvalidArgumentError("stream '{}': no dependency-token queue from {} to {} (queues: {})", name_,
+                                ModuleName(from), ModuleName(to), TokenQueueList());
   if (pushed_[q] - popped_[q] <= 0)
-    return FailedPreconditionError("stream '{}': pop without a matching push on {} ({} pushed, {} "
-                                   "popped so far): Push({}, {}) must come first",
-                                   name_, TokenQueueName(q), pushed_[q], popped_[q],
-                                   ModuleName(from), ModuleName(to));
+    return FailedPreconditionError(
+        "stream '{}': pop without a matching push on {} ({} pushed, {} "
+        "popped so far): Push({}, {}) must come first",
+        name_, TokenQueueName(q), pushed_[q], popped_[q], ModuleName(from), ModuleName(to));
   if (pending_pop_[q]) {
     // Two pops before any instruction on `to`: the first gets an instruction of its own.
     Instruction in = NoOp(to);
@@ -168,35 +159,30 @@ Status Stream::Pop(Module from, Module to) {
   return OkStatus();
 }
 
-Status Stream::Dma(Opcode op, MemType mem, int64_t sram, DmaTarget target, int64_t elem_offset,
-                   const Dma2D &d) {
+Status Stream::Dma(Opcode op, MemType mem, int64_t sram, DmaTarget target, int64_t elem_offset, const Dma2D& d) {
   const bool load = op == Opcode::kLoad;
-  const char *opn = load ? "LOAD" : "STORE";
-  const MemInfo *mi = FindMemType(static_cast<int64_t>(mem));
+  const char* opn = load ? "LOAD" : "STORE";
+  const MemInfo* mi = FindMemType(static_cast<int64_t>(mem));
   if (mi == nullptr)
-    return InvalidArgumentError("stream '{}': {} of unknown memory type {}", name_, opn,
-                                static_cast<int>(mem));
+    return InvalidArgumentError("stream '{}': {} of unknown memory type {}", name_, opn, static_cast<int>(mem));
   if (load && mem == MemType::kUop)
-    return InvalidArgumentError(
-        "stream '{}': uop loads are emitted by the kernel cache: pass a Kernel to Gemm/Alu", name_);
+    return InvalidArgumentError("stream '{}': uop loads are emitted by the kernel cache: pass a Kernel to Gemm/Alu",
+                                name_);
   if (load && !mi->loadable)
-    return InvalidArgumentError("stream '{}': LOAD cannot target memory type '{}'", name_,
-                                mi->name);
+    return InvalidArgumentError("stream '{}': LOAD cannot target memory type '{}'", name_, mi->name);
   TSR_ASSIGN_OR_RETURN(int slot, SlotOf(target));
-  SlotInfo &si = slots_[slot];
+  SlotInfo& si = slots_[slot];
   const int64_t stride = d.x_stride == 0 ? d.x_size : d.x_stride;
-  if (d.y_size < 0 || d.x_size < 0 || stride < 0 || d.y_pad0 < 0 || d.y_pad1 < 0 || d.x_pad0 < 0 ||
-      d.x_pad1 < 0 || elem_offset < 0 || sram < 0)
-    return InvalidArgumentError(
-        "stream '{}': {} {} on '{}': negative size, stride, padding, offset or sram", name_, opn,
-        mi->name, si.rec.name);
+  if (d.y_size < 0 || d.x_size < 0 || stride < 0 || d.y_pad0 < 0 || d.y_pad1 < 0 || d.x_pad0 < 0 || d.x_pad1 < 0 ||
+      elem_offset < 0 || sram < 0)
+    return InvalidArgumentError("stream '{}': {} {} on '{}': negative size, stride, padding, offset or sram", name_,
+                                opn, mi->name, si.rec.name);
   const int64_t rows = d.y_pad0 + d.y_size + d.y_pad1, cols = d.x_pad0 + d.x_size + d.x_pad1;
   const int64_t entries = cfg_->Entries(mem);
   const int64_t n_sram = load ? rows * cols : d.y_size * d.x_size;
   if (sram + n_sram > entries)
-    return OutOfRangeError(
-        "stream '{}': {} {}: scratchpad range [{}, {}) is outside the {} scratchpad ({} entries)",
-        name_, opn, mi->name, sram, sram + n_sram, load ? mi->name : "acc", entries);
+    return OutOfRangeError("stream '{}': {} {}: scratchpad range [{}, {}) is outside the {} scratchpad ({} entries)",
+                           name_, opn, mi->name, sram, sram + n_sram, load ? mi->name : "acc", entries);
   // DRAM footprint in elements: loads read the data rows only, stores write the padding too.
   const int64_t frows = load ? d.y_size : rows, fcols = load ? d.x_size : cols;
   const uint64_t eb = static_cast<uint64_t>(cfg_->ElementBytes(mem));
@@ -205,19 +191,18 @@ Status Stream::Dma(Opcode op, MemType mem, int64_t sram, DmaTarget target, int64
     const uint64_t last = static_cast<uint64_t>(elem_offset + (frows - 1) * stride + fcols - 1);
     end_byte = (last + 1) * eb;
     if (end_byte > si.bytes)
-      return OutOfRangeError("stream '{}': {} {} leaves buffer '{}' ({} bytes): DRAM footprint "
-                             "[{}, {}) bytes ({} row(s) x {} element(s) "
-                             "of {} bytes, row pitch {}, from element {})",
-                             name_, opn, mi->name, si.rec.name, si.bytes,
-                             static_cast<uint64_t>(elem_offset) * eb, end_byte, frows, fcols, eb,
-                             stride, elem_offset);
+      return OutOfRangeError(
+          "stream '{}': {} {} leaves buffer '{}' ({} bytes): DRAM footprint "
+          "[{}, {}) bytes ({} row(s) x {} element(s) "
+          "of {} bytes, row pitch {}, from element {})",
+          name_, opn, mi->name, si.rec.name, si.bytes, static_cast<uint64_t>(elem_offset) * eb, end_byte, frows, fcols,
+          eb, stride, elem_offset);
   }
   int64_t base = 0;
   if (si.buffer.valid()) {
     if (si.buffer.phys() % eb != 0)
-      return InvalidArgumentError(
-          "stream '{}': buffer '{}' at 0x{:x} is not aligned to the {}-byte {} element", name_,
-          si.rec.name, si.buffer.phys(), eb, mi->name);
+      return InvalidArgumentError("stream '{}': buffer '{}' at 0x{:x} is not aligned to the {}-byte {} element", name_,
+                                  si.rec.name, si.buffer.phys(), eb, mi->name);
     base = static_cast<int64_t>(si.buffer.phys() / eb);
   }
   Instruction in;
@@ -244,46 +229,40 @@ Status Stream::Dma(Opcode op, MemType mem, int64_t sram, DmaTarget target, int64
   return OkStatus();
 }
 
-Status Stream::Load(MemType mem, int64_t sram, DmaTarget target, int64_t elem_offset,
-                    const Dma2D &dma) {
+Status Stream::Load(MemType mem, int64_t sram, DmaTarget target, int64_t elem_offset, const Dma2D& dma) {
   return Dma(Opcode::kLoad, mem, sram, target, elem_offset, dma);
 }
 
-Status Stream::Store(int64_t sram, DmaTarget target, int64_t elem_offset, const Dma2D &dma) {
+Status Stream::Store(int64_t sram, DmaTarget target, int64_t elem_offset, const Dma2D& dma) {
   return Dma(Opcode::kStore, MemType::kOut, sram, target, elem_offset, dma);
 }
 
-int Stream::KernelIndex(const std::shared_ptr<const UopImage> &img) {
-  auto &candidates = kernels_by_sig_[img->signature];
+int Stream::KernelIndex(const std::shared_ptr<const UopImage>& img) {
+  auto& candidates = kernels_by_sig_[img->signature];
   for (int i : candidates)
-    if (kernels_[i].get() == img.get() || kernels_[i]->SameWords(*img))
-      return i;
+    if (kernels_[i].get() == img.get() || kernels_[i]->SameWords(*img)) return i;
   kernels_.push_back(img);
   candidates.push_back(static_cast<int>(kernels_.size()) - 1);
   return static_cast<int>(kernels_.size()) - 1;
 }
 
-Status Stream::Compute(const Kernel &k, Opcode op, bool reset, AluOp alu, bool use_imm,
-                       int64_t imm) {
+Status Stream::Compute(const Kernel& k, Opcode op, bool reset, AluOp alu, bool use_imm, int64_t imm) {
   const KernelKind want = op == Opcode::kGemm ? KernelKind::kGemm : KernelKind::kAlu;
-  if (!k.valid())
-    return InvalidArgumentError("stream '{}': {} with an empty kernel", name_,
-                                KernelKindName(want));
+  if (!k.valid()) return InvalidArgumentError("stream '{}': {} with an empty kernel", name_, KernelKindName(want));
   if (k.kind() != want)
     return InvalidArgumentError("stream '{}': kernel '{}' is a {} kernel, not {}", name_, k.name(),
                                 KernelKindName(k.kind()), KernelKindName(want));
-  if (k.size() > cfg_->uop_entries) // kernels are built for a config; this one may be another's
+  if (k.size() > cfg_->uop_entries)  // kernels are built for a config; this one may be another's
     return ResourceExhaustedError(
         "stream '{}': uop buffer overflow: kernel '{}' has {} uops but the uop scratchpad "
         "holds {}",
         name_, k.name(), k.size(), cfg_->uop_entries);
-  const auto &img = k.image();
+  const auto& img = k.image();
   int64_t offset;
-  if (UopResidency::Entry *e = uops_.Lookup(*img)) {
+  if (UopResidency::Entry* e = uops_.Lookup(*img)) {
     offset = e->offset;
     if (e->from_snapshot) {
-      requires_resident_.push_back(
-          UopPlacement{static_cast<uint32_t>(KernelIndex(e->image)), offset});
+      requires_resident_.push_back(UopPlacement{static_cast<uint32_t>(KernelIndex(e->image)), offset});
       e->from_snapshot = false;
     }
     ++stats_.kernel_hits;
@@ -327,46 +306,34 @@ Status Stream::Compute(const Kernel &k, Opcode op, bool reset, AluOp alu, bool u
   return OkStatus();
 }
 
-Status Stream::Gemm(const Kernel &k) {
-  return Compute(k, Opcode::kGemm, false, AluOp::kMin, false, 0);
-}
-Status Stream::GemmReset(const Kernel &k) {
-  return Compute(k, Opcode::kGemm, true, AluOp::kMin, false, 0);
-}
+Status Stream::Gemm(const Kernel& k) { return Compute(k, Opcode::kGemm, false, AluOp::kMin, false, 0); }
+Status Stream::GemmReset(const Kernel& k) { return Compute(k, Opcode::kGemm, true, AluOp::kMin, false, 0); }
 
-Status Stream::Alu(const Kernel &k, AluOp op, int64_t imm) {
-  const AluOpInfo *a = FindAluOp(static_cast<int64_t>(op));
-  if (a == nullptr)
-    return InvalidArgumentError("stream '{}': unknown ALU operation {}", name_,
-                                static_cast<int>(op));
+Status Stream::Alu(const Kernel& k, AluOp op, int64_t imm) {
+  const AluOpInfo* a = FindAluOp(static_cast<int64_t>(op));
+  if (a == nullptr) return InvalidArgumentError("stream '{}': unknown ALU operation {}", name_, static_cast<int>(op));
   if (a->operand == AluOperand::kVecAndImm)
-    return InvalidArgumentError(
-        "stream '{}': ALU {} takes a vector operand and a shift: use AluVec", name_, a->name);
+    return InvalidArgumentError("stream '{}': ALU {} takes a vector operand and a shift: use AluVec", name_, a->name);
   return Compute(k, Opcode::kAlu, false, op, true, imm);
 }
 
-Status Stream::AluVec(const Kernel &k, AluOp op, int64_t imm) {
-  const AluOpInfo *a = FindAluOp(static_cast<int64_t>(op));
-  if (a == nullptr)
-    return InvalidArgumentError("stream '{}': unknown ALU operation {}", name_,
-                                static_cast<int>(op));
+Status Stream::AluVec(const Kernel& k, AluOp op, int64_t imm) {
+  const AluOpInfo* a = FindAluOp(static_cast<int64_t>(op));
+  if (a == nullptr) return InvalidArgumentError("stream '{}': unknown ALU operation {}", name_, static_cast<int>(op));
   if (a->operand != AluOperand::kVecAndImm && imm != 0)
-    return InvalidArgumentError(
-        "stream '{}': ALU {} with a vector operand takes no immediate (imm = {})", name_, a->name,
-        imm);
+    return InvalidArgumentError("stream '{}': ALU {} with a vector operand takes no immediate (imm = {})", name_,
+                                a->name, imm);
   return Compute(k, Opcode::kAlu, false, op, false, imm);
 }
 
 StatusOr<Recording> Stream::Finish() {
   for (int q = 0; q < kNumTokenQueuePairs; ++q) {
-    if (pushed_[q] == popped_[q])
-      continue;
+    if (pushed_[q] == popped_[q]) continue;
     // Name the instruction that pushed the oldest unmatched token.
     int64_t seen = 0, culprit = -1;
     const TokenFlag f = TokenPushFlag(q);
     for (size_t i = 0; i < recs_.size(); ++i)
-      if (GetFlag(recs_[i], f) && recs_[i].module == TokenQueueFrom(q) &&
-          ++seen == popped_[q] + 1) {
+      if (GetFlag(recs_[i], f) && recs_[i].module == TokenQueueFrom(q) && ++seen == popped_[q] + 1) {
         culprit = static_cast<int64_t>(i);
         break;
       }
@@ -393,12 +360,12 @@ StatusOr<Recording> Stream::Finish() {
 
 Status Stream::Synchronize(int64_t timeout_ms) {
   if (rt_ == nullptr)
-    return FailedPreconditionError(
-        "stream '{}' has no runtime: Finish() it and run the recording with Runtime::Run", name_);
+    return FailedPreconditionError("stream '{}' has no runtime: Finish() it and run the recording with Runtime::Run",
+                                   name_);
   TSR_ASSIGN_OR_RETURN(Recording rec, Finish());
   Status s = rt_->Run(rec, {}, timeout_ms);
-  Reset(); // pick up the uop residency the run left
+  Reset();  // pick up the uop residency the run left
   return s;
 }
 
-} // namespace tessera
+}  // namespace tessera

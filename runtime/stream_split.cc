@@ -26,7 +26,7 @@ StatusOr<Recording> Stream::Split() {
         "stream '{}': instruction-buffer capacity {} is too small (at least 2: one "
         "instruction and FINISH)",
         name_, cap);
-  const int64_t body = cap - 1; // FINISH takes the last slot of each piece
+  const int64_t body = cap - 1;  // FINISH takes the last slot of each piece
   auto piece_of = [&](int64_t i) { return i / body; };
 
   // FIFO pairing per queue; drop pairs that straddle a cut.
@@ -35,14 +35,11 @@ StatusOr<Recording> Stream::Split() {
     const Module from = TokenQueueFrom(q), to = TokenQueueTo(q);
     std::vector<int64_t> pushes, pops;
     for (int64_t i = 0; i < n; ++i) {
-      const Rec &r = recs_[i];
-      if (r.module == from && GetFlag(r, push))
-        pushes.push_back(i);
-      if (r.module == to && GetFlag(r, pop))
-        pops.push_back(i);
+      const Rec& r = recs_[i];
+      if (r.module == from && GetFlag(r, push)) pushes.push_back(i);
+      if (r.module == to && GetFlag(r, pop)) pops.push_back(i);
     }
-    TSR_CHECK(pushes.size() == pops.size(), "queue {} unbalanced after the balance check",
-              TokenQueueName(q));
+    TSR_CHECK(pushes.size() == pops.size(), "queue {} unbalanced after the balance check", TokenQueueName(q));
     for (size_t k = 0; k < pushes.size(); ++k) {
       TSR_CHECK(pushes[k] < pops[k], "pop before its push on {}", TokenQueueName(q));
       if (piece_of(pushes[k]) != piece_of(pops[k])) {
@@ -58,10 +55,8 @@ StatusOr<Recording> Stream::Split() {
     const uint32_t piece = static_cast<uint32_t>(rec.pieces.size());
     int64_t last_load = -1, last_store = -1;
     for (int64_t i = s; i < e; ++i) {
-      if (recs_[i].module == Module::kLoad)
-        last_load = i;
-      if (recs_[i].module == Module::kStore)
-        last_store = i;
+      if (recs_[i].module == Module::kLoad) last_load = i;
+      if (recs_[i].module == Module::kStore) last_store = i;
     }
     Instruction finish;
     finish.opcode = static_cast<int64_t>(Opcode::kFinish);
@@ -78,34 +73,31 @@ StatusOr<Recording> Stream::Split() {
     std::vector<Word128> words;
     words.reserve(static_cast<size_t>(e - s + 1));
     for (int64_t i = s; i < e; ++i) {
-      const Rec &r = recs_[i];
+      const Rec& r = recs_[i];
       words.push_back(r.word);
       const uint32_t idx = static_cast<uint32_t>(i - s);
       if (r.slot >= 0)
-        rec.relocs.push_back(Relocation{piece, idx, RelocKind::kBuffer,
-                                        static_cast<uint32_t>(r.slot), r.elem_bytes,
-                                        r.elem_offset});
+        rec.relocs.push_back(
+            Relocation{piece, idx, RelocKind::kBuffer, static_cast<uint32_t>(r.slot), r.elem_bytes, r.elem_offset});
       else if (r.kernel >= 0)
-        rec.relocs.push_back(Relocation{piece, idx, RelocKind::kKernel,
-                                        static_cast<uint32_t>(r.kernel), kUopBytes, 0});
+        rec.relocs.push_back(Relocation{piece, idx, RelocKind::kKernel, static_cast<uint32_t>(r.kernel), kUopBytes, 0});
     }
     words.push_back(encoder_.Encode(finish));
     rec.pieces.push_back(std::move(words));
   }
 
-  for (const SlotInfo &si : slots_) {
+  for (const SlotInfo& si : slots_) {
     rec.slots.push_back(si.rec);
     rec.recorded_buffers.push_back(si.buffer);
   }
   rec.requires_resident = requires_resident_;
-  for (const UopResidency::Entry &e : uops_.entries())
+  for (const UopResidency::Entry& e : uops_.entries())
     if (!e.from_snapshot)
-      rec.exit_resident.push_back(
-          UopPlacement{static_cast<uint32_t>(KernelIndex(e.image)), e.offset});
+      rec.exit_resident.push_back(UopPlacement{static_cast<uint32_t>(KernelIndex(e.image)), e.offset});
   rec.kernels = kernels_;
   rec.stats = stats_;
   rec.jit_validated = true;
   return rec;
 }
 
-} // namespace tessera
+}  // namespace tessera

@@ -4,21 +4,21 @@
 // re-validates every field of every format, which the JIT did at emission).
 #pragma once
 
-#include "isa/config.h"
-#include "isa/isa.h"
-
 #include <array>
 #include <vector>
+
+#include "isa/config.h"
+#include "isa/isa.h"
 
 namespace tessera {
 
 class WordEncoder {
-public:
-  explicit WordEncoder(const HwConfig &cfg);
+ public:
+  explicit WordEncoder(const HwConfig& cfg);
   // `in` must satisfy ValidateInstruction for the config.
-  Word128 Encode(const Instruction &in) const;
+  Word128 Encode(const Instruction& in) const;
 
-private:
+ private:
   struct Slot {
     int64_t Instruction::*member;
     int lsb, width;
@@ -26,4 +26,4 @@ private:
   std::array<std::vector<Slot>, kNumFormats> slots_;
 };
 
-} // namespace tessera
+}  // namespace tessera

@@ -1,17 +1,18 @@
 // WordEncoder agrees with the ISA's validating encoder on random legal
 // instructions of every config.
-#include "isa/asm.h"
-#include "isa/encoding.h"
 #include "runtime/word_encoder.h"
-#include "tests/support/random_isa.h"
 
 #include <gtest/gtest.h>
+
+#include "isa/asm.h"
+#include "isa/encoding.h"
+#include "tests/support/random_isa.h"
 
 namespace tessera {
 namespace {
 
 TEST(WordEncoder, MatchesEncodeOnRandomLegalInstructions) {
-  for (const std::string &path : testing::BundledConfigPaths()) {
+  for (const std::string& path : testing::BundledConfigPaths()) {
     SCOPED_TRACE(path);
     HwConfig cfg = testing::LoadConfigOrDie(path);
     WordEncoder enc(cfg);
@@ -25,5 +26,5 @@ TEST(WordEncoder, MatchesEncodeOnRandomLegalInstructions) {
   }
 }
 
-} // namespace
-} // namespace tessera
+}  // namespace
+}  // namespace tessera

@@ -13,13 +13,13 @@
 // M and N edge tiles are smaller and use their own kernels (cached too).
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "isa/base/status.h"
 #include "isa/config.h"
 #include "runtime/kernel.h"
 #include "runtime/stream.h"
-
-#include <cstdint>
-#include <vector>
 
 namespace tessera::example {
 
@@ -30,38 +30,36 @@ struct MatmulShape {
 // Matrix and tile sizes in blocks: rows of BATCH, columns of BLOCK_OUT, depth of BLOCK_IN.
 struct MatmulPlan {
   MatmulShape shape;
-  int64_t mb = 0, nb = 0, kb = 0; // the matrices, in blocks
-  int64_t tm = 0, tn = 0, tk = 0; // one tile: at most half of each scratchpad (double buffering)
-  int shift = 0;                  // requantization: C = clip(round(A.B / 2^shift), -128, 127)
-  int64_t a_bytes = 0, b_bytes = 0, c_bytes = 0; // packed sizes in DRAM
-  int64_t steps() const;                         // (m tile, n tile, k tile) triples
+  int64_t mb = 0, nb = 0, kb = 0;                 // the matrices, in blocks
+  int64_t tm = 0, tn = 0, tk = 0;                 // one tile: at most half of each scratchpad (double buffering)
+  int shift = 0;                                  // requantization: C = clip(round(A.B / 2^shift), -128, 127)
+  int64_t a_bytes = 0, b_bytes = 0, c_bytes = 0;  // packed sizes in DRAM
+  int64_t steps() const;                          // (m tile, n tile, k tile) triples
 };
 
 // Picks the tile that minimizes a simple model of the run time (compute vs
 // DMA per step, the per-tile reset and requantization passes, the pipeline
 // fill and drain), subject to each tile fitting half of its scratchpad.
 // tm/tn/tk > 0 force a size. Fails when the config is not int8.
-StatusOr<MatmulPlan> PlanMatmul(const HwConfig &cfg, const MatmulShape &shape, int shift,
-                                int64_t tm = 0, int64_t tn = 0, int64_t tk = 0);
+StatusOr<MatmulPlan> PlanMatmul(const HwConfig& cfg, const MatmulShape& shape, int shift, int64_t tm = 0,
+                                int64_t tn = 0, int64_t tk = 0);
 
 // The default requantization shift for K-deep products of int8 values.
 int DefaultShift(int64_t k);
 
-std::vector<int8_t> PackA(const HwConfig &cfg, const MatmulPlan &p, const std::vector<int8_t> &a);
-std::vector<int8_t> PackB(const HwConfig &cfg, const MatmulPlan &p, const std::vector<int8_t> &b);
-std::vector<int8_t> UnpackC(const HwConfig &cfg, const MatmulPlan &p,
-                            const std::vector<int8_t> &packed);
+std::vector<int8_t> PackA(const HwConfig& cfg, const MatmulPlan& p, const std::vector<int8_t>& a);
+std::vector<int8_t> PackB(const HwConfig& cfg, const MatmulPlan& p, const std::vector<int8_t>& b);
+std::vector<int8_t> UnpackC(const HwConfig& cfg, const MatmulPlan& p, const std::vector<int8_t>& packed);
 
 // The plain CPU loop the accelerator is checked against (same ALU arithmetic).
-std::vector<int8_t> MatmulReference(const std::vector<int8_t> &a, const std::vector<int8_t> &b,
-                                    const MatmulShape &s, int shift);
+std::vector<int8_t> MatmulReference(const std::vector<int8_t>& a, const std::vector<int8_t>& b, const MatmulShape& s,
+                                    int shift);
 
 // Records the whole product into `stream`: per (m, n, k) tile step, load the
 // A and B tiles into one half of the input/weight scratchpads while the other
 // half is being multiplied, accumulate into one half of the accumulator while
 // the other half is requantized and stored. `kernels` memoizes the uop
 // kernels (several recordings can share it).
-Status RecordMatmul(Stream *stream, const MatmulPlan &p, DmaTarget a, DmaTarget b, DmaTarget c,
-                    KernelCache *kernels);
+Status RecordMatmul(Stream* stream, const MatmulPlan& p, DmaTarget a, DmaTarget b, DmaTarget c, KernelCache* kernels);
 
-} // namespace tessera::example
+}  // namespace tessera::example
