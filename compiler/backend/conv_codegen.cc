@@ -1,0 +1,202 @@
+#include "compiler/backend/conv_codegen.h"
+
+#include <fmt/format.h>
+
+#include "isa/config.h"
+#include "runtime/kernel.h"
+
+namespace tessera::backend {
+namespace {
+
+class ConvEmitter {
+ public:
+  ConvEmitter(Stream& s, const HwConfig& cfg, const ConvCodegen& c)
+      : s_(s), cfg_(cfg), c_(c), g_(c.geo), b_(c.blocks), t_(c.tiling), sp_(SplitScratchpads(cfg, c.blocks)) {
+    inp_base_[0] = 0, inp_base_[1] = sp_.inp_half;
+    wgt_base_[0] = 0, wgt_base_[1] = sp_.wgt_half;
+    acc_base_[0] = sp_.acc_params, acc_base_[1] = sp_.acc_params + sp_.acc_half;
+    kk_ = g_.kh * g_.kw;
+  }
+
+  Status Emit() {
+    TSR_RETURN_IF_ERROR(s_.Load(MemType::kAcc, 0, c_.params, 0, Dma2D{1, 2 * b_.ocb}));
+    if (t_.weights_resident)
+      TSR_RETURN_IF_ERROR(s_.Load(MemType::kWgt, 0, c_.weights, 0, Dma2D{1, b_.ocb * b_.ibpo * kk_}));
+    const int64_t total_tiles = t_.tiles, total_out = t_.tiles / t_.ic_tiles;
+    int64_t tile = 0, otile = 0;
+    for (int64_t n = 0; n < b_.nb; ++n)
+      for (int64_t ot = 0; ot < t_.oc_tiles; ++ot)
+        for (int64_t ht = 0; ht < t_.h_tiles; ++ht)
+          for (int64_t wt = 0; wt < t_.w_tiles; ++wt, ++otile) {
+            Tile x;
+            x.n = n;
+            x.ob0 = ot * t_.tob;
+            x.tob = std::min(t_.tob, b_.ocb - x.ob0);
+            x.oh0 = ht * t_.th;
+            x.th = std::min(t_.th, g_.oh - x.oh0);
+            x.ow0 = wt * t_.tw;
+            x.tw = std::min(t_.tw, g_.ow - x.ow0);
+            x.in_h = (x.th - 1) * g_.sh + g_.kh;
+            x.in_w = (x.tw - 1) * g_.sw + g_.kw;
+            x.aslot = static_cast<int>(otile % 2);
+            for (int64_t it = 0; it < t_.ic_tiles; ++it, ++tile) {
+              x.j0 = it * t_.tib;
+              x.tib = b_.depthwise ? 1 : std::min(t_.tib, b_.ibpo - x.j0);
+              x.slot = static_cast<int>(tile % 2);
+              x.first = it == 0;
+              x.last = it == t_.ic_tiles - 1;
+              TSR_RETURN_IF_ERROR(LoadStage(x, tile));
+              TSR_RETURN_IF_ERROR(ComputeStage(x, tile, otile, total_tiles));
+            }
+            TSR_RETURN_IF_ERROR(StoreStage(x, otile, total_out));
+          }
+    // The last stores complete before whatever follows on the stream.
+    TSR_RETURN_IF_ERROR(s_.Push(Module::kStore, Module::kCompute));
+    return s_.Pop(Module::kStore, Module::kCompute);
+  }
+
+ private:
+  struct Tile {
+    int64_t n, ob0, tob, oh0, th, ow0, tw, in_h, in_w, j0, tib;
+    int slot, aslot;
+    bool first, last;
+  };
+
+  int64_t InBlocks(const Tile& x) const { return b_.depthwise ? x.tob : x.tib; }
+  int64_t InputBlock(const Tile& x, int64_t l) const { return b_.depthwise ? x.ob0 + l : x.j0 + l; }
+
+  Status LoadStage(const Tile& x, int64_t tile) {
+    if (tile >= 2) TSR_RETURN_IF_ERROR(s_.Pop(Module::kCompute, Module::kLoad));
+    // Input window rows [r0, r0 + in_h) and columns [c0, c0 + in_w); the parts
+    // outside the image are the conv padding, written by the DMA.
+    const int64_t r0 = x.oh0 * g_.sh - g_.pt, c0 = x.ow0 * g_.sw - g_.pl;
+    const int64_t vr0 = std::max<int64_t>(0, r0), vr1 = std::min(g_.ih, r0 + x.in_h);
+    const int64_t vc0 = std::max<int64_t>(0, c0), vc1 = std::min(g_.iw, c0 + x.in_w);
+    Dma2D d;
+    d.y_size = std::max<int64_t>(0, vr1 - vr0);
+    d.x_size = std::max<int64_t>(0, vc1 - vc0);
+    d.x_stride = c_.in.stride_h;
+    d.y_pad0 = vr0 - r0;
+    d.y_pad1 = x.in_h - d.y_size - d.y_pad0;
+    d.x_pad0 = vc0 - c0;
+    d.x_pad1 = x.in_w - d.x_size - d.x_pad0;
+    if (d.y_size == 0 || d.x_size == 0) {  // the window misses the image: all padding
+      d.y_size = d.x_size = 0;
+      d.y_pad0 = x.in_h, d.y_pad1 = 0, d.x_pad0 = x.in_w, d.x_pad1 = 0;
+    }
+    for (int64_t l = 0; l < InBlocks(x); ++l) {
+      const int64_t elem = c_.in.base + x.n * c_.in.stride_n + InputBlock(x, l) * c_.in.stride_c +
+                           (d.y_size ? vr0 * c_.in.stride_h + vc0 : 0);
+      TSR_RETURN_IF_ERROR(
+          s_.Load(MemType::kInp, inp_base_[x.slot] + l * x.in_h * x.in_w, c_.in.slot, elem, d).WithContext(c_.name));
+    }
+    if (!t_.weights_resident) {
+      Dma2D w;
+      w.y_size = x.tob;
+      w.x_size = x.tib * kk_;
+      w.x_stride = b_.ibpo * kk_;
+      TSR_RETURN_IF_ERROR(
+          s_.Load(MemType::kWgt, wgt_base_[x.slot], c_.weights, (x.ob0 * b_.ibpo + x.j0) * kk_, w).WithContext(c_.name));
+    }
+    return s_.Push(Module::kLoad, Module::kCompute);
+  }
+
+  StatusOr<Kernel> GemmKernel(const Tile& x) {
+    const std::string key = fmt::format("gemm {} {} {} {} {} {} {} {} {}", x.tob, x.tib, x.th, x.tw, x.slot, x.aslot,
+                                        t_.weights_resident ? x.ob0 : -1, t_.weights_resident ? x.j0 : -1, x.in_w);
+    return kernels_.GetOrBuild(key, [&]() -> StatusOr<Kernel> {
+      KernelBuilder kb(cfg_, KernelKind::kGemm, c_.name + " gemm");
+      kb.Outer(x.th, x.tw, g_.sh * x.in_w, 0).Inner(x.tw, 1, g_.sw, 0);
+      for (int64_t o = 0; o < x.tob; ++o)
+        for (int64_t j = 0; j < x.tib; ++j)
+          for (int64_t i = 0; i < g_.kh; ++i)
+            for (int64_t k = 0; k < g_.kw; ++k) {
+              const int64_t in_l = b_.depthwise ? o : j;
+              const int64_t wgt = t_.weights_resident
+                                      ? ((x.ob0 + o) * b_.ibpo + x.j0 + j) * kk_ + i * g_.kw + k
+                                      : wgt_base_[x.slot] + (o * x.tib + j) * kk_ + i * g_.kw + k;
+              kb.Uop(acc_base_[x.aslot] + o * x.th * x.tw, inp_base_[x.slot] + in_l * x.in_h * x.in_w + i * x.in_w + k,
+                     wgt);
+            }
+      return kb.Build();
+    });
+  }
+
+  // ALU kernel over the tile's accumulator rows; with `src_row` >= 0 each
+  // output block reads parameter row src_row + block (one operand read per block).
+  StatusOr<Kernel> AluKernel(const Tile& x, const char* what, int64_t src_row) {
+    const int64_t pixels = x.th * x.tw;
+    const std::string key = fmt::format("alu {} {} {} {} {}", what, x.tob, pixels, x.aslot, src_row);
+    return kernels_.GetOrBuild(key, [&]() -> StatusOr<Kernel> {
+      KernelBuilder kb(cfg_, KernelKind::kAlu, c_.name + " " + what);
+      kb.Outer(x.tob, pixels, src_row >= 0 ? 1 : 0).Inner(pixels, 1, 0);
+      kb.Uop(acc_base_[x.aslot], std::max<int64_t>(src_row, 0));
+      return kb.Build();
+    });
+  }
+
+  Status ComputeStage(const Tile& x, int64_t tile, int64_t otile, int64_t total_tiles) {
+    TSR_RETURN_IF_ERROR(s_.Pop(Module::kLoad, Module::kCompute));
+    if (x.first) {
+      if (otile >= 2) TSR_RETURN_IF_ERROR(s_.Pop(Module::kStore, Module::kCompute));
+      TSR_ASSIGN_OR_RETURN(Kernel bias, AluKernel(x, "bias", x.ob0));
+      TSR_RETURN_IF_ERROR(s_.AluVec(bias, AluOp::kMov));
+    }
+    TSR_ASSIGN_OR_RETURN(Kernel gemm, GemmKernel(x));
+    TSR_RETURN_IF_ERROR(s_.Gemm(gemm).WithContext(c_.name));
+    if (tile + 2 < total_tiles) TSR_RETURN_IF_ERROR(s_.Push(Module::kCompute, Module::kLoad));
+    if (x.last) {
+      TSR_ASSIGN_OR_RETURN(Kernel scale, AluKernel(x, "scale", b_.ocb + x.ob0));
+      TSR_RETURN_IF_ERROR(s_.AluVec(scale, AluOp::kMulShr, c_.shift));
+      TSR_ASSIGN_OR_RETURN(Kernel clamp, AluKernel(x, "clamp", -1));
+      if (c_.act_min == -c_.act_max - 1) {
+        TSR_RETURN_IF_ERROR(s_.Alu(clamp, AluOp::kClip, c_.act_max));
+      } else {
+        TSR_RETURN_IF_ERROR(s_.Alu(clamp, AluOp::kMax, c_.act_min));
+        TSR_RETURN_IF_ERROR(s_.Alu(clamp, AluOp::kMin, c_.act_max));
+      }
+      TSR_RETURN_IF_ERROR(s_.Push(Module::kCompute, Module::kStore));
+    }
+    return OkStatus();
+  }
+
+  Status StoreStage(const Tile& x, int64_t otile, int64_t total_out) {
+    TSR_RETURN_IF_ERROR(s_.Pop(Module::kCompute, Module::kStore));
+    Dma2D d;
+    d.y_size = x.th;
+    d.x_size = x.tw;
+    d.x_stride = c_.out.stride_h;
+    for (int64_t o = 0; o < x.tob; ++o) {
+      const int64_t elem = c_.out.base + x.n * c_.out.stride_n + (x.ob0 + o) * c_.out.stride_c +
+                           x.oh0 * c_.out.stride_h + x.ow0;
+      TSR_RETURN_IF_ERROR(s_.Store(acc_base_[x.aslot] + o * x.th * x.tw, c_.out.slot, elem, d).WithContext(c_.name));
+    }
+    if (otile + 2 < total_out) TSR_RETURN_IF_ERROR(s_.Push(Module::kStore, Module::kCompute));
+    return OkStatus();
+  }
+
+  Stream& s_;
+  const HwConfig& cfg_;
+  const ConvCodegen& c_;
+  const ConvGeometry& g_;
+  const ConvBlocking& b_;
+  const ConvTiling& t_;
+  ScratchpadSplit sp_;
+  int64_t inp_base_[2], wgt_base_[2], acc_base_[2], kk_;
+  KernelCache kernels_;
+};
+
+}  // namespace
+
+ActView NchwView(Slot slot, int64_t c_blocks, int64_t h, int64_t w) {
+  ActView v;
+  v.slot = slot;
+  v.stride_h = w;
+  v.stride_c = h * w;
+  v.stride_n = c_blocks * h * w;
+  return v;
+}
+
+Status EmitConv(Stream& s, const HwConfig& cfg, const ConvCodegen& c) { return ConvEmitter(s, cfg, c).Emit(); }
+
+}  // namespace tessera::backend

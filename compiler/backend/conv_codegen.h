@@ -1,0 +1,48 @@
+// Code generation for qconv / qmatmul: records the double-buffered tile
+// pipeline of a ConvTiling into a runtime Stream against declared slots.
+//
+// Per tile t (input half t%2, accumulator half o%2 of output tile o):
+//   load:    [pop compute->load if t>=2] LOAD inp (per input block, with the
+//            conv padding as DMA padding) [LOAD wgt] push load->compute
+//   compute: pop load->compute [pop store->compute if first ic tile, o>=2]
+//            [ALU mov bias rows if first ic tile] GEMM [push compute->load]
+//            [ALU mulshr; max/min or clip; push compute->store if last ic tile]
+//   store:   pop compute->store, STORE each output block [push store->compute]
+// Accumulation over input-channel tiles stays in the accumulator (the bias is
+// the initial value, so no reset is needed): bit-exact with Requantize.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "compiler/backend/conv_plan.h"
+#include "runtime/stream.h"
+
+namespace tessera::backend {
+
+// A packed activation in a slot: element (tile) index of (n block, c block,
+// h, w) = base + n*stride_n + c*stride_c + h*stride_h + w.
+struct ActView {
+  Slot slot;
+  int64_t base = 0, stride_n = 0, stride_c = 0, stride_h = 0;
+};
+
+// The standard [N/B][C/BLK][H][W] view of an activation.
+ActView NchwView(Slot slot, int64_t c_blocks, int64_t h, int64_t w);
+
+struct ConvCodegen {
+  std::string name;
+  ConvGeometry geo;
+  ConvBlocking blocks;
+  ConvTiling tiling;
+  ActView in, out;
+  Slot weights, params;  // packed as in layout.h
+  int shift = 0;
+  int64_t act_min = -128, act_max = 127;
+};
+
+// Appends the layer to `s` and leaves it token-balanced (the last store is
+// ordered before anything the stream appends afterwards).
+Status EmitConv(Stream& s, const HwConfig& cfg, const ConvCodegen& c);
+
+}  // namespace tessera::backend

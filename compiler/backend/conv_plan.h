@@ -1,0 +1,79 @@
+// Tiling of a convolution (a matmul is a 1x1 convolution over M x 1 pixels)
+// onto the accelerator, and the cost model that chooses it. A tile computes
+// `tob` output-channel blocks x `th` x `tw` output pixels of one batch block,
+// accumulating over input-channel blocks in chunks of `tib`; inputs and
+// weights of consecutive tiles alternate between the two halves of their
+// scratchpads (double buffering), and so do accumulator tiles. The cost model
+// prices every instruction with the timing contract (docs/microarch.md) and
+// runs the load/compute/store pipeline recurrence; PlanConv picks the cheapest
+// legal tiling. docs/compiler-backend.md compares predictions with `sim`.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "isa/base/status.h"
+
+namespace tessera {
+struct HwConfig;
+}
+
+namespace tessera::backend {
+
+struct ConvGeometry {
+  int64_t n = 1;                      // images
+  int64_t ic = 0, oc = 0, groups = 1;
+  int64_t ih = 0, iw = 0, oh = 0, ow = 0;
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1;
+  int64_t pt = 0, pl = 0;             // top/left padding; bottom/right follow from oh/ow
+  std::string ToString() const;
+};
+
+// How the layer's channels map onto blocks.
+struct ConvBlocking {
+  int64_t nb = 0;          // batch blocks (n / BATCH, rounded up)
+  int64_t icb = 0, ocb = 0;
+  int64_t ibpo = 0;        // input-channel blocks read by each output-channel block
+  bool depthwise = false;  // groups == ic == oc: oc block b reads ic block b (diagonal weight tiles)
+  // First input-channel block read by output-channel block `ob`.
+  int64_t FirstInputBlock(int64_t ob) const { return depthwise ? ob : 0; }
+};
+
+StatusOr<ConvBlocking> BlockConv(const HwConfig& cfg, const ConvGeometry& g);
+
+struct ConvTiling {
+  int64_t tob = 1, tib = 1, th = 1, tw = 1;
+  bool weights_resident = false;  // every weight tile fits the weight scratchpad: loaded once
+  // Derived per-tile sizes.
+  int64_t in_h = 0, in_w = 0;       // input rows/cols of a tile (with the kernel halo)
+  int64_t in_blocks = 0;            // input-channel blocks in an input tile
+  int64_t inp_entries = 0, wgt_entries = 0, acc_entries = 0, uops = 0;
+  // Tile counts.
+  int64_t oc_tiles = 0, ic_tiles = 0, h_tiles = 0, w_tiles = 0, tiles = 0;
+  // Cost model.
+  int64_t predicted_cycles = 0;
+  int64_t predicted_gemm_cycles = 0;  // GEMM iterations (the ideal)
+  std::string ToString() const;
+};
+
+// Scratchpad split used by the tiler (entries). The accumulator keeps
+// 2 x ocb parameter rows (bias, multiplier) below the two tile halves.
+struct ScratchpadSplit {
+  int64_t inp_half, wgt_half, wgt_all, acc_half, acc_params, uop_total;
+};
+ScratchpadSplit SplitScratchpads(const HwConfig& cfg, const ConvBlocking& b);
+
+// Checks a tiling against the scratchpads, field widths and DMA limits and
+// fills its derived sizes and prediction. Errors name the violated limit.
+Status CheckConvTiling(const HwConfig& cfg, const ConvGeometry& g, const ConvBlocking& b, ConvTiling* t);
+
+// Searches tilings and returns the one with the fewest predicted cycles. A
+// layer that cannot fit at all is an error naming the layer's shape and the
+// scratchpad that is too small.
+StatusOr<ConvTiling> PlanConv(const HwConfig& cfg, const ConvGeometry& g);
+
+// Contract timings of single instructions, assuming the memory port is free.
+int64_t DmaLoadCycles(const HwConfig& cfg, int64_t rows, int64_t row_bytes, int64_t pad_entries);
+int64_t DmaStoreCycles(const HwConfig& cfg, int64_t rows, int64_t row_bytes, int64_t entries);
+
+}  // namespace tessera::backend
