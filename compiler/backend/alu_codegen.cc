@@ -1,0 +1,202 @@
+#include "compiler/backend/alu_codegen.h"
+
+#include <fmt/format.h>
+
+#include "isa/config.h"
+#include "runtime/kernel.h"
+
+namespace tessera::backend {
+namespace {
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Accumulator layout for ALU layers: parameter rows first, then two halves.
+struct AccSplit {
+  int64_t params, half, base[2];
+};
+AccSplit SplitAcc(const HwConfig& cfg, int64_t params) {
+  AccSplit a;
+  a.params = params;
+  a.half = (cfg.acc_entries - params) / 2;
+  a.base[0] = params;
+  a.base[1] = params + a.half;
+  return a;
+}
+
+// Output rows per pool tile: input window rows + output rows fit a half.
+int64_t PoolRows(const HwConfig& cfg, const PoolCodegen& p, int64_t* tw) {
+  const AccSplit acc = SplitAcc(cfg, 1);
+  for (*tw = p.ow; *tw >= 1; *tw = *tw > 1 ? CeilDiv(*tw, 2) : 0) {
+    const int64_t in_w = (*tw - 1) * p.sw + p.kw;
+    for (int64_t th = p.oh; th >= 1; th = th > 1 ? CeilDiv(th, 2) : 0) {
+      const int64_t in_h = (th - 1) * p.sh + p.kh;
+      if (in_h * in_w + th * *tw <= acc.half) return th;
+      if (th == 1) break;
+    }
+    if (*tw == 1) break;
+  }
+  return 0;
+}
+
+Status Drain(Stream& s) {
+  TSR_RETURN_IF_ERROR(s.Push(Module::kStore, Module::kCompute));
+  return s.Pop(Module::kStore, Module::kCompute);
+}
+
+}  // namespace
+
+Status CheckPool(const HwConfig& cfg, const PoolCodegen& p) {
+  const int64_t pb = std::max<int64_t>(0, (p.oh - 1) * p.sh + p.kh - p.pt - p.ih);
+  const int64_t pr = std::max<int64_t>(0, (p.ow - 1) * p.sw + p.kw - p.pl - p.iw);
+  if (p.pt > 15 || p.pl > 15 || pb > 15 || pr > 15)
+    return UnimplementedError("{}: pool padding above 15 does not fit the DMA padding fields", p.name);
+  if (p.kh * p.kw > cfg.uop_entries / 4)
+    return ResourceExhaustedError("{}: a {}x{} window needs more uops than the uop scratchpad holds", p.name, p.kh,
+                                  p.kw);
+  int64_t tw = 0;
+  if (PoolRows(cfg, p, &tw) < 1)
+    return ResourceExhaustedError("{}: one {}x{} window does not fit half of the accumulator ({} entries)", p.name,
+                                  p.kh, p.kw, SplitAcc(cfg, 1).half);
+  return OkStatus();
+}
+
+Status EmitPool(Stream& s, const HwConfig& cfg, const PoolCodegen& p) {
+  TSR_RETURN_IF_ERROR(CheckPool(cfg, p));
+  const AccSplit acc = SplitAcc(cfg, 1);
+  int64_t tw_max = 0;
+  const int64_t th_max = PoolRows(cfg, p, &tw_max);
+  const int64_t nb = CeilDiv(p.n, cfg.batch), cb = CeilDiv(p.c, cfg.block_in);
+  const int64_t h_tiles = CeilDiv(p.oh, th_max), w_tiles = CeilDiv(p.ow, tw_max);
+  const int64_t total = nb * cb * h_tiles * w_tiles;
+  KernelCache kernels;
+  if (!p.max) TSR_RETURN_IF_ERROR(s.Load(MemType::kAcc, 0, p.params, 0, Dma2D{1, 1}));
+  int64_t t = 0;
+  for (int64_t n = 0; n < nb; ++n)
+    for (int64_t c = 0; c < cb; ++c)
+      for (int64_t ht = 0; ht < h_tiles; ++ht)
+        for (int64_t wt = 0; wt < w_tiles; ++wt, ++t) {
+          const int half = static_cast<int>(t % 2);
+          const int64_t oh0 = ht * th_max, th = std::min(th_max, p.oh - oh0);
+          const int64_t ow0 = wt * tw_max, tw = std::min(tw_max, p.ow - ow0);
+          const int64_t in_h = (th - 1) * p.sh + p.kh, in_w = (tw - 1) * p.sw + p.kw;
+          const int64_t in_base = acc.base[half], out_base = acc.base[half] + in_h * in_w;
+          // Window of input rows/cols; the parts outside the image are padding.
+          const int64_t r0 = oh0 * p.sh - p.pt, c0 = ow0 * p.sw - p.pl;
+          const int64_t vr0 = std::max<int64_t>(0, r0), vr1 = std::min(p.ih, r0 + in_h);
+          const int64_t vc0 = std::max<int64_t>(0, c0), vc1 = std::min(p.iw, c0 + in_w);
+          Dma2D d;
+          d.y_size = std::max<int64_t>(0, vr1 - vr0);
+          d.x_size = std::max<int64_t>(0, vc1 - vc0);
+          d.x_stride = p.in.stride_h;
+          d.y_pad0 = vr0 - r0, d.y_pad1 = in_h - d.y_size - d.y_pad0;
+          d.x_pad0 = vc0 - c0, d.x_pad1 = in_w - d.x_size - d.x_pad0;
+          if (d.y_size == 0 || d.x_size == 0)
+            d.y_size = d.x_size = 0, d.y_pad0 = in_h, d.y_pad1 = 0, d.x_pad0 = in_w, d.x_pad1 = 0;
+          d.pad_value = p.max ? -128 : 0;
+          if (t >= 2) TSR_RETURN_IF_ERROR(s.Pop(Module::kStore, Module::kCompute));
+          const int64_t elem =
+              p.in.base + n * p.in.stride_n + c * p.in.stride_c + (d.y_size ? vr0 * p.in.stride_h + vc0 : 0);
+          TSR_RETURN_IF_ERROR(s.Load(MemType::kAcc8, in_base, p.in.slot, elem, d).WithContext(p.name));
+          // First window element (MOV), then the rest (MAX or ADD).
+          for (int pass = 0; pass < 2; ++pass) {
+            if (pass == 1 && p.kh * p.kw == 1) break;
+            const std::string key = fmt::format("pool {} {} {} {} {}", pass, th, tw, half, in_w);
+            auto k = kernels.GetOrBuild(key, [&]() -> StatusOr<Kernel> {
+              KernelBuilder kb(cfg, KernelKind::kAlu, p.name + (pass ? " window" : " first"));
+              kb.Outer(th, tw, p.sh * in_w).Inner(tw, 1, p.sw);
+              for (int64_t i = 0; i < p.kh; ++i)
+                for (int64_t j = 0; j < p.kw; ++j)
+                  if ((i == 0 && j == 0) == (pass == 0)) kb.Uop(out_base, in_base + i * in_w + j);
+              return kb.Build();
+            });
+            TSR_RETURN_IF_ERROR(k.status());
+            TSR_RETURN_IF_ERROR(s.AluVec(*k, pass == 0 ? AluOp::kMov : p.max ? AluOp::kMax : AluOp::kAdd));
+          }
+          if (!p.max) {
+            auto scale = kernels.GetOrBuild(fmt::format("scale {} {}", th * tw, half), [&]() -> StatusOr<Kernel> {
+              KernelBuilder kb(cfg, KernelKind::kAlu, p.name + " scale");
+              kb.Outer(1, 0, 0).Inner(th * tw, 1, 0).Uop(out_base, 0);
+              return kb.Build();
+            });
+            TSR_RETURN_IF_ERROR(scale.status());
+            TSR_RETURN_IF_ERROR(s.AluVec(*scale, AluOp::kMulShr, p.shift));
+            TSR_RETURN_IF_ERROR(s.Alu(*scale, AluOp::kClip, 127));
+          }
+          TSR_RETURN_IF_ERROR(s.Push(Module::kCompute, Module::kStore));
+          TSR_RETURN_IF_ERROR(s.Pop(Module::kCompute, Module::kStore));
+          Dma2D o;
+          o.y_size = th, o.x_size = tw, o.x_stride = p.out.stride_h;
+          const int64_t oelem = p.out.base + n * p.out.stride_n + c * p.out.stride_c + oh0 * p.out.stride_h + ow0;
+          TSR_RETURN_IF_ERROR(s.Store(out_base, p.out.slot, oelem, o).WithContext(p.name));
+          if (t + 2 < total) TSR_RETURN_IF_ERROR(s.Push(Module::kStore, Module::kCompute));
+        }
+  return Drain(s);
+}
+
+Status EmitAdd(Stream& s, const HwConfig& cfg, const AddCodegen& a) {
+  const AccSplit acc = SplitAcc(cfg, 2);
+  const int64_t per = std::min<int64_t>(acc.half / 2, 16384 - 1);
+  if (per < 1) return ResourceExhaustedError("{}: no accumulator space for an element-wise tile", a.name);
+  const int64_t total = CeilDiv(a.tiles, per);
+  KernelCache kernels;
+  TSR_RETURN_IF_ERROR(s.Load(MemType::kAcc, 0, a.params, 0, Dma2D{1, 2}));
+  for (int64_t t = 0; t < total; ++t) {
+    const int half = static_cast<int>(t % 2);
+    const int64_t t0 = t * per, n = std::min(per, a.tiles - t0);
+    const int64_t base_a = acc.base[half], base_b = acc.base[half] + n;
+    if (t >= 2) TSR_RETURN_IF_ERROR(s.Pop(Module::kStore, Module::kCompute));
+    TSR_RETURN_IF_ERROR(s.Load(MemType::kAcc8, base_a, a.a, t0, Dma2D{1, n}).WithContext(a.name));
+    TSR_RETURN_IF_ERROR(s.Load(MemType::kAcc8, base_b, a.b, t0, Dma2D{1, n}).WithContext(a.name));
+    auto kern = [&](const char* what, int64_t dst, int64_t src, int64_t src_step) {
+      return kernels.GetOrBuild(fmt::format("{} {} {} {}", what, n, half, src_step), [&]() -> StatusOr<Kernel> {
+        KernelBuilder kb(cfg, KernelKind::kAlu, a.name + " " + what);
+        kb.Outer(1, 0, 0).Inner(n, 1, src_step).Uop(dst, src);
+        return kb.Build();
+      });
+    };
+    TSR_ASSIGN_OR_RETURN(Kernel scale_a, kern("scale a", base_a, 0, 0));
+    TSR_ASSIGN_OR_RETURN(Kernel scale_b, kern("scale b", base_b, 1, 0));
+    TSR_ASSIGN_OR_RETURN(Kernel sum, kern("sum", base_a, base_b, 1));
+    TSR_ASSIGN_OR_RETURN(Kernel out, kern("out", base_a, 0, 0));
+    TSR_RETURN_IF_ERROR(s.AluVec(scale_a, AluOp::kMulShr, a.shift_a));
+    TSR_RETURN_IF_ERROR(s.AluVec(scale_b, AluOp::kMulShr, a.shift_b));
+    TSR_RETURN_IF_ERROR(s.AluVec(sum, AluOp::kAdd));
+    TSR_RETURN_IF_ERROR(s.Alu(out, AluOp::kShr, a.post_shift));
+    if (a.act_min == -a.act_max - 1) {
+      TSR_RETURN_IF_ERROR(s.Alu(out, AluOp::kClip, a.act_max));
+    } else {
+      TSR_RETURN_IF_ERROR(s.Alu(out, AluOp::kMax, a.act_min));
+      TSR_RETURN_IF_ERROR(s.Alu(out, AluOp::kMin, a.act_max));
+    }
+    TSR_RETURN_IF_ERROR(s.Push(Module::kCompute, Module::kStore));
+    TSR_RETURN_IF_ERROR(s.Pop(Module::kCompute, Module::kStore));
+    TSR_RETURN_IF_ERROR(s.Store(base_a, a.out, t0, Dma2D{1, n}).WithContext(a.name));
+    if (t + 2 < total) TSR_RETURN_IF_ERROR(s.Push(Module::kStore, Module::kCompute));
+  }
+  return Drain(s);
+}
+
+int64_t PredictPoolCycles(const HwConfig& cfg, const PoolCodegen& p) {
+  int64_t tw = 0;
+  const int64_t th = PoolRows(cfg, p, &tw);
+  if (th < 1) return 0;
+  const int64_t planes = CeilDiv(p.n, cfg.batch) * CeilDiv(p.c, cfg.block_in);
+  const int64_t tiles = planes * CeilDiv(p.oh, th) * CeilDiv(p.ow, tw);
+  const int64_t in_h = (th - 1) * p.sh + p.kh, in_w = (tw - 1) * p.sw + p.kw;
+  const int64_t load = DmaLoadCycles(cfg, in_h, in_w * cfg.out_tile_bytes, 0);
+  int64_t alu = 2 * th * tw * p.kh * p.kw + 2 * cfg.alu_pipeline_depth;
+  if (!p.max) alu += 2 * (th * tw + cfg.alu_pipeline_depth) + 1;
+  return tiles * (load + alu) + DmaStoreCycles(cfg, th, tw * cfg.out_tile_bytes, th * tw);
+}
+
+int64_t PredictAddCycles(const HwConfig& cfg, const AddCodegen& a) {
+  const AccSplit acc = SplitAcc(cfg, 2);
+  const int64_t per = std::min<int64_t>(acc.half / 2, 16383);
+  const int64_t tiles = CeilDiv(a.tiles, per), n = std::min(per, a.tiles);
+  const int64_t load = 2 * DmaLoadCycles(cfg, 1, n * cfg.out_tile_bytes, 0);
+  const int64_t ops = (a.act_min == -a.act_max - 1) ? 5 : 6;
+  const int64_t alu = (ops + 1) * n + 2 + ops * cfg.alu_pipeline_depth;
+  return tiles * (load + alu) + DmaStoreCycles(cfg, 1, n * cfg.out_tile_bytes, n);
+}
+
+}  // namespace tessera::backend

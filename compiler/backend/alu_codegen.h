@@ -1,0 +1,48 @@
+// Code generation for the accelerator layers that use only the ALU: pooling
+// windows (max_pool, qavg_pool) and element-wise qadd. Inputs are brought into
+// the accumulator with LOAD acc8 (int8 tiles sign-extended) on the compute
+// module; tiles alternate between two accumulator halves so the store of tile
+// t-1 overlaps tile t. Integer sequences follow docs/quantization.md exactly:
+//   max_pool:  MOV first window element, MAX the others (padding loads -128)
+//   qavg_pool: MOV + ADD over the window (padding loads 0), MULSHR m, s, CLIP 127
+//   qadd:      MULSHR a by M_a >> s_a, MULSHR b by M_b >> s_b, ADD, SHR k,
+//              MAX act_min, MIN act_max
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "compiler/backend/conv_codegen.h"
+
+namespace tessera::backend {
+
+struct PoolCodegen {
+  std::string name;
+  bool max = true;  // else average
+  int64_t n = 1, c = 1, ih = 1, iw = 1, oh = 1, ow = 1;
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1, pt = 0, pl = 0;
+  ActView in, out;
+  Slot params;  // average: one accumulator row, every lane the multiplier
+  int shift = 0;
+};
+
+struct AddCodegen {
+  std::string name;
+  int64_t tiles = 0;  // packed tiles of each operand (identical layouts)
+  Slot a, b, out;
+  Slot params;        // two accumulator rows: M_a, M_b broadcast
+  int shift_a = 0, shift_b = 0, post_shift = 0;
+  int64_t act_min = -128, act_max = 127;
+};
+
+// Checks that a pool fits (window, padding, scratchpad) without emitting.
+Status CheckPool(const HwConfig& cfg, const PoolCodegen& p);
+
+Status EmitPool(Stream& s, const HwConfig& cfg, const PoolCodegen& p);
+Status EmitAdd(Stream& s, const HwConfig& cfg, const AddCodegen& a);
+
+// Contract-based cycle estimates (same cost model as the conv tiler).
+int64_t PredictPoolCycles(const HwConfig& cfg, const PoolCodegen& p);
+int64_t PredictAddCycles(const HwConfig& cfg, const AddCodegen& a);
+
+}  // namespace tessera::backend
