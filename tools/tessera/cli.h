@@ -16,6 +16,7 @@ void AddConfigCommand(CLI::App& app, int& exit_code);
 void AddIsaCommand(CLI::App& app, int& exit_code);
 void AddAsmCommands(CLI::App& app, int& exit_code);
 void AddExecCommand(CLI::App& app, int& exit_code);
+void AddCompileCommand(CLI::App& app, int& exit_code);
 void AddInspectCommand(CLI::App& app, int& exit_code);
 void AddRunCommand(CLI::App& app, int& exit_code);
 void AddOptCommand(CLI::App& app, int& exit_code);

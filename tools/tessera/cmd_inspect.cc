@@ -3,6 +3,8 @@
 // int8 quantization, with the pass statistics as // comments.
 #include <cstdio>
 
+#include "compiler/backend/compile.h"
+#include "compiler/backend/tsr.pb.h"
 #include "compiler/ir/graph.h"
 #include "compiler/ir/printer.h"
 #include "tools/tessera/cli.h"
@@ -18,6 +20,11 @@ struct InspectOpts {
 };
 
 Status RunInspect(const InspectOpts& o) {
+  if (o.model.size() > 4 && o.model.substr(o.model.size() - 4) == ".tsr") {
+    TSR_ASSIGN_OR_RETURN(std::unique_ptr<tsr::Model> m, backend::LoadModelFile(o.model));
+    std::printf("%s", backend::DescribeModel(*m).c_str());
+    return OkStatus();
+  }
   compiler::CompileOptions co;
   std::unique_ptr<ir::Tensor> calib;
   TSR_RETURN_IF_ERROR(ApplyCompileFlags(o.flags, &co, &calib));
@@ -48,7 +55,7 @@ Status RunInspect(const InspectOpts& o) {
 void AddInspectCommand(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<InspectOpts>();
   CLI::App* cmd = app.add_subcommand("inspect", "Print the graph IR after import, after passes and after quantization");
-  cmd->add_option("model", o->model, "Model: .onnx or .tir")->required();
+  cmd->add_option("model", o->model, "Model: .onnx, .tir or a compiled .tsr (prints its layer placement)")->required();
   cmd->add_option("--passes", o->passes, "Comma-separated passes to run (default: the float pipeline)");
   cmd->add_flag("--full", o->full, "Print all constant data (output parses back)");
   AddCompileFlags(cmd, &o->flags, true);

@@ -11,12 +11,13 @@
 #include "compiler/pipeline/npy_tensor.h"
 #include "tools/tessera/cli.h"
 #include "tools/tessera/compile_flags.h"
+#include "tools/tessera/run_compiled.h"
 
 namespace tessera::cli {
 namespace {
 
 struct RunOpts {
-  std::string model, target = "cpu", input, output;
+  std::string model, target = "cpu", input, output, stats_json, trace, config;
   bool profile = false;
   int repeat = 1;
   CompileFlags flags;
@@ -29,6 +30,12 @@ std::string OutputPath(const std::string& base, size_t i) {
 }
 
 Status RunModel(const RunOpts& o) {
+  if (o.model.size() > 4 && o.model.substr(o.model.size() - 4) == ".tsr") {
+    RunCompiledOpts c;
+    c.model = o.model, c.target = o.target, c.input = o.input, c.output = o.output;
+    c.stats_json = o.stats_json, c.trace = o.trace, c.config = o.config;
+    return RunCompiledModel(c);
+  }
   if (o.target != "cpu") return UnimplementedError("target '{}' is not available for models (available: cpu)", o.target);
   TSR_ASSIGN_OR_RETURN(ir::Tensor x, compiler::LoadNpyTensor(o.input));
   compiler::CompileOptions co;
@@ -77,9 +84,13 @@ Status RunModel(const RunOpts& o) {
 
 void AddRunCommand(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<RunOpts>();
-  CLI::App* cmd = app.add_subcommand("run", "Compile a model and run it (fp32, or int8 with --calib)");
-  cmd->add_option("model", o->model, "Model: .onnx or .tir")->required();
-  cmd->add_option("--target", o->target, "Where to run: cpu (the reference executor)");
+  CLI::App* cmd = app.add_subcommand(
+      "run", "Run a compiled model (.tsr) on cpu|ref|sim, or compile and run a model on the CPU (fp32, int8 with --calib)");
+  cmd->add_option("model", o->model, "Model: .tsr (compiled), .onnx or .tir")->required();
+  cmd->add_option("--target", o->target, "Where to run: cpu (int8 reference executor), ref or sim (.tsr only)");
+  cmd->add_option("--stats-json", o->stats_json, ".tsr: write cycles, utilization, DRAM traffic and per-layer stats");
+  cmd->add_option("--trace", o->trace, ".tsr: write a Chrome Trace Event file of the layers");
+  cmd->add_option("-c,--config", o->config, ".tsr: the device's hardware config (default: the model's own)");
   cmd->add_option("--input", o->input, "Input tensor (.npy)")->required();
   cmd->add_option("--output", o->output, "Output tensor (.npy); output i > 0 goes to <name>.i.npy")->required();
   cmd->add_flag("--profile", o->profile, "Print the time of every node");

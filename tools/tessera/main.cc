@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   tessera::cli::AddIsaCommand(app, exit_code);
   tessera::cli::AddAsmCommands(app, exit_code);
   tessera::cli::AddExecCommand(app, exit_code);
+  tessera::cli::AddCompileCommand(app, exit_code);
   tessera::cli::AddInspectCommand(app, exit_code);
   tessera::cli::AddRunCommand(app, exit_code);
   tessera::cli::AddOptCommand(app, exit_code);

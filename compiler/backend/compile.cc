@@ -1,0 +1,318 @@
+#include "compiler/backend/compile.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+#include "compiler/backend/graph_serde.h"
+#include "compiler/backend/layout.h"
+#include "compiler/backend/tsr.pb.h"
+#include "isa/base/file.h"
+#include "isa/config.h"
+
+namespace tessera::backend {
+namespace {
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+template <typename T>
+std::vector<T> ConstData(const ir::Value* v) {
+  const ir::Tensor& t = v->data();
+  return std::vector<T>(t.data<T>(), t.data<T>() + t.numel());
+}
+
+class Compiler {
+ public:
+  Compiler(const ir::Graph& g, const HwConfig& cfg, const BackendOptions& opts) : g_(g), cfg_(cfg), opts_(opts) {}
+
+  StatusOr<std::unique_ptr<tsr::Model>> Run() {
+    m_ = std::make_unique<tsr::Model>();
+    m_->set_format_version(kTsrFormatVersion);
+    m_->set_producer("tessera");
+    m_->set_name(opts_.model_name.empty() ? g_.name() : opts_.model_name);
+    m_->set_config_json(HwConfigToJson(cfg_));
+    m_->set_isa_fingerprint(cfg_.isa_fingerprint);
+    GraphToProto(g_, m_->mutable_graph());
+    for (const ir::Value* v : g_.inputs()) host_.insert(v->name());
+    for (const Placement& p : Partition(g_, cfg_, opts_.partition)) {
+      switch (p.kind) {
+        case PlaceKind::kCpu: TSR_RETURN_IF_ERROR(CpuStep(p)); break;
+        case PlaceKind::kAlias: TSR_RETURN_IF_ERROR(Alias(p)); break;
+        case PlaceKind::kAccel: TSR_RETURN_IF_ERROR(AccelStep(p).WithContext(p.node->Describe())); break;
+      }
+    }
+    for (const ir::Value* v : g_.outputs())
+      if (!host_.count(v->name())) TSR_RETURN_IF_ERROR(Download(v));
+    return std::move(m_);
+  }
+
+ private:
+  // ---- values and buffers ----
+  std::string NewBuffer(const std::string& name, uint64_t bytes, const std::vector<uint8_t>* data = nullptr) {
+    tsr::DeviceBuffer* b = m_->add_buffers();
+    b->set_name(name);
+    b->set_bytes(std::max<uint64_t>(bytes, 1));
+    if (data) b->set_data(data->data(), data->size());
+    return name;
+  }
+
+  // The device value for an activation, creating its buffer on first use.
+  StatusOr<std::string> DeviceValue(const ir::Value* v) {
+    if (auto it = device_.find(v->name()); it != device_.end()) return it->second;
+    ActShape s;
+    if (!ActShapeOf(v->type(), &s.n, &s.c, &s.h, &s.w))
+      return UnimplementedError("value '{}' of rank {} has no device layout", v->name(), v->type().rank());
+    const std::string buf = NewBuffer("act:" + v->name(), ActBytes(cfg_, s));
+    AddDeviceValue(v->name(), buf, s);
+    return buf;
+  }
+  void AddDeviceValue(const std::string& value, const std::string& buffer, const ActShape& s) {
+    tsr::DeviceValue* d = m_->add_device_values();
+    d->set_value(value);
+    d->set_buffer(buffer);
+    for (int64_t x : {s.n, s.c, s.h, s.w}) d->add_act_shape(x);
+    device_[value] = buffer;
+  }
+
+  Status Upload(const ir::Value* v) {
+    if (!host_.count(v->name())) return InternalError("value '{}' is neither on the host nor on the device", v->name());
+    TSR_ASSIGN_OR_RETURN(std::string buf, DeviceValue(v));
+    (void)buf;
+    tsr::Step* s = m_->add_steps();
+    s->set_kind(tsr::Step::UPLOAD);
+    s->set_value(v->name());
+    s->set_device_value(v->name());
+    uploaded_.insert(v->name());
+    return OkStatus();
+  }
+  Status Download(const ir::Value* v) {
+    tsr::Step* s = m_->add_steps();
+    s->set_kind(tsr::Step::DOWNLOAD);
+    s->set_value(v->name());
+    s->set_device_value(v->name());
+    host_.insert(v->name());
+    return OkStatus();
+  }
+  // An activation input of an accelerator layer: on the device already, or uploaded now.
+  StatusOr<std::string> DeviceInput(const ir::Value* v) {
+    if (device_.count(v->name()) && (produced_on_device_.count(v->name()) || uploaded_.count(v->name())))
+      return device_[v->name()];
+    TSR_RETURN_IF_ERROR(Upload(v));
+    return device_[v->name()];
+  }
+
+  // ---- steps ----
+  Status CpuStep(const Placement& p) {
+    for (const ir::Value* v : p.node->inputs())
+      if (!v->is_constant() && !host_.count(v->name())) TSR_RETURN_IF_ERROR(Download(v));
+    tsr::Step* s = m_->add_steps();
+    s->set_kind(tsr::Step::CPU);
+    s->set_node(p.node->name());
+    s->set_value(p.node->output(0)->name());  // identifies the node on load
+    s->set_op(p.node->op());
+    s->set_reason(p.reason);
+    for (const ir::Value* v : p.node->outputs()) host_.insert(v->name());
+    return OkStatus();
+  }
+
+  Status Alias(const Placement& p) {
+    const ir::Value* in = p.node->input(0);
+    const ir::Value* out = p.node->output();
+    ActShape s;
+    ActShapeOf(out->type(), &s.n, &s.c, &s.h, &s.w);
+    AddDeviceValue(out->name(), device_.at(in->name()), s);
+    produced_on_device_.insert(out->name());
+    return OkStatus();
+  }
+
+  Status AccelStep(const Placement& p) {
+    const ir::Node* n = p.node;
+    Stream stream(cfg_, n->name());
+    std::vector<std::string> slot_buffers;
+    auto slot = [&](const std::string& buffer, uint64_t bytes) -> StatusOr<Slot> {
+      slot_buffers.push_back(buffer);
+      return stream.DeclareSlot(buffer, std::max<uint64_t>(bytes, 1));
+    };
+    auto buffer_bytes = [&](const std::string& name) -> uint64_t {
+      for (const tsr::DeviceBuffer& b : m_->buffers())
+        if (b.name() == name) return b.bytes();
+      return 0;
+    };
+    int64_t predicted = p.predicted_cycles;
+    switch (p.op) {
+      case AccelOp::kConv:
+      case AccelOp::kDense: {
+        const ir::Value* x = n->input(0);
+        std::string in_buf;
+        if (p.im2col) {
+          TSR_ASSIGN_OR_RETURN(in_buf, Im2colUpload(p));
+        } else {
+          TSR_ASSIGN_OR_RETURN(in_buf, DeviceInput(x));
+        }
+        TSR_ASSIGN_OR_RETURN(std::string out_buf, DeviceValue(n->output()));
+        TSR_ASSIGN_OR_RETURN(ConvBlocking blocks, BlockConv(cfg_, p.geo));
+        std::vector<int8_t> w = ConstData<int8_t>(n->input(1));
+        std::vector<uint8_t> pw = PackConvWeights(cfg_, p.geo, blocks, w.data());
+        std::vector<int64_t> bias;
+        if (n->num_inputs() > 2)
+          for (int32_t b : ConstData<int32_t>(n->input(2))) bias.push_back(b);
+        std::vector<uint8_t> pp = PackChannelParams(cfg_, p.geo.oc, bias, n->attrs().Ints("multiplier"));
+        const std::string wb = NewBuffer("w:" + n->name(), pw.size(), &pw);
+        const std::string pb = NewBuffer("p:" + n->name(), pp.size(), &pp);
+        ConvCodegen c;
+        c.name = n->name();
+        c.geo = p.geo, c.blocks = blocks, c.tiling = p.tiling;
+        TSR_ASSIGN_OR_RETURN(Slot sx, slot(in_buf, buffer_bytes(in_buf)));
+        TSR_ASSIGN_OR_RETURN(Slot sy, slot(out_buf, buffer_bytes(out_buf)));
+        TSR_ASSIGN_OR_RETURN(c.weights, slot(wb, pw.size()));
+        TSR_ASSIGN_OR_RETURN(c.params, slot(pb, pp.size()));
+        if (p.op == AccelOp::kDense) {
+          c.in = ActView{sx, 0, 0, 1, blocks.icb};
+          c.out = ActView{sy, 0, 0, 1, blocks.ocb};
+        } else {
+          c.in = NchwView(sx, blocks.icb, p.geo.ih, p.geo.iw);
+          c.out = NchwView(sy, blocks.ocb, p.geo.oh, p.geo.ow);
+        }
+        c.shift = static_cast<int>(n->attrs().Int("shift"));
+        c.act_min = n->attrs().Int("act_min", -128);
+        c.act_max = n->attrs().Int("act_max", 127);
+        TSR_RETURN_IF_ERROR(EmitConv(stream, cfg_, c));
+        break;
+      }
+      case AccelOp::kPool: {
+        PoolCodegen pc = p.pool;
+        TSR_ASSIGN_OR_RETURN(std::string in_buf, DeviceInput(n->input(0)));
+        TSR_ASSIGN_OR_RETURN(std::string out_buf, DeviceValue(n->output()));
+        const int64_t cb = CeilDiv(pc.c, cfg_.block_in);
+        pc.in = NchwView(*slot(in_buf, buffer_bytes(in_buf)), cb, pc.ih, pc.iw);
+        pc.out = NchwView(*slot(out_buf, buffer_bytes(out_buf)), cb, pc.oh, pc.ow);
+        if (!pc.max) {
+          std::vector<uint8_t> pp = PackBroadcastRows(cfg_, 1, {n->attrs().Ints("multiplier").at(0)});
+          TSR_ASSIGN_OR_RETURN(pc.params, slot(NewBuffer("p:" + n->name(), pp.size(), &pp), pp.size()));
+        }
+        TSR_RETURN_IF_ERROR(EmitPool(stream, cfg_, pc));
+        break;
+      }
+      case AccelOp::kAdd: {
+        AddCodegen a;
+        a.name = n->name();
+        ActShape s;
+        ActShapeOf(n->output()->type(), &s.n, &s.c, &s.h, &s.w);
+        a.tiles = ActTiles(cfg_, s);
+        TSR_ASSIGN_OR_RETURN(std::string ba, DeviceInput(n->input(0)));
+        TSR_ASSIGN_OR_RETURN(std::string bb, DeviceInput(n->input(1)));
+        TSR_ASSIGN_OR_RETURN(std::string by, DeviceValue(n->output()));
+        const auto mult = n->attrs().Ints("multiplier"), shift = n->attrs().Ints("shift");
+        std::vector<uint8_t> pp = PackBroadcastRows(cfg_, 2, {mult.at(0), mult.at(1)});
+        TSR_ASSIGN_OR_RETURN(a.a, slot(ba, buffer_bytes(ba)));
+        TSR_ASSIGN_OR_RETURN(a.b, slot(bb, buffer_bytes(bb)));
+        TSR_ASSIGN_OR_RETURN(a.out, slot(by, buffer_bytes(by)));
+        TSR_ASSIGN_OR_RETURN(a.params, slot(NewBuffer("p:" + n->name(), pp.size(), &pp), pp.size()));
+        a.shift_a = static_cast<int>(shift.at(0)), a.shift_b = static_cast<int>(shift.at(1));
+        a.post_shift = static_cast<int>(n->attrs().Int("post_shift"));
+        a.act_min = n->attrs().Int("act_min", -128), a.act_max = n->attrs().Int("act_max", 127);
+        predicted = PredictAddCycles(cfg_, a);
+        TSR_RETURN_IF_ERROR(EmitAdd(stream, cfg_, a));
+        break;
+      }
+      case AccelOp::kNone: return InternalError("accelerator placement without an op");
+    }
+    TSR_ASSIGN_OR_RETURN(Recording rec, stream.Finish());
+    std::vector<uint8_t> bytes = rec.Serialize();
+    tsr::Step* s = m_->add_steps();
+    s->set_kind(tsr::Step::ACCEL);
+    s->set_node(n->name());
+    s->set_op(n->op());
+    s->set_reason(p.reason);
+    s->set_recording(bytes.data(), bytes.size());
+    for (const std::string& b : slot_buffers) s->add_slot_buffers(b);
+    s->set_predicted_cycles(predicted);
+    s->set_useful_macs(p.useful_macs);
+    for (const ir::Value* v : n->outputs()) produced_on_device_.insert(v->name());
+    return OkStatus();
+  }
+
+  // Uploads a convolution's input as patches [N, C*kh*kw, oh*ow, 1].
+  StatusOr<std::string> Im2colUpload(const Placement& p) {
+    const ir::Node* n = p.node;
+    const ir::Value* x = n->input(0);
+    const auto& ws = n->input(1)->type().shape;
+    const auto strides = n->attrs().Ints("strides", {1, 1});
+    const auto pads = n->attrs().Ints("pads", {0, 0, 0, 0});
+    const auto& ys = n->output()->type().shape;
+    const std::string dv = x->name() + "@im2col:" + n->name();
+    ActShape s{p.geo.n, p.geo.ic, p.geo.ih, 1};
+    const std::string buf = NewBuffer("act:" + dv, ActBytes(cfg_, s));
+    AddDeviceValue(dv, buf, s);
+    tsr::Step* st = m_->add_steps();
+    st->set_kind(tsr::Step::UPLOAD);
+    st->set_value(x->name());
+    st->set_device_value(dv);
+    for (int64_t v : {ws[2], ws[3], strides[0], strides[1], pads[0], pads[1], ys[2], ys[3]}) st->add_im2col(v);
+    return buf;
+  }
+
+  const ir::Graph& g_;
+  const HwConfig& cfg_;
+  const BackendOptions& opts_;
+  std::unique_ptr<tsr::Model> m_;
+  std::set<std::string> host_, uploaded_, produced_on_device_;
+  std::map<std::string, std::string> device_;  // value -> buffer
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<tsr::Model>> CompileGraph(const ir::Graph& g, const HwConfig& cfg, const BackendOptions& opts) {
+  return Compiler(g, cfg, opts).Run();
+}
+
+Status SaveModel(const tsr::Model& m, const std::string& path) {
+  std::string bytes;
+  if (!m.SerializeToString(&bytes)) return InternalError("cannot serialize the compiled model");
+  return WriteFile(path, bytes);
+}
+
+StatusOr<std::unique_ptr<tsr::Model>> LoadModelFile(const std::string& path) {
+  TSR_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadBinaryFile(path, kMaxTsrBytes));
+  auto m = std::make_unique<tsr::Model>();
+  if (!m->ParseFromArray(bytes.data(), static_cast<int>(bytes.size())) || m->producer() != "tessera")
+    return DataLossError("{}: not a Tessera compiled model (.tsr)", path);
+  if (m->format_version() != kTsrFormatVersion)
+    return FailedPreconditionError("{}: format version {} is not supported (this build reads {})", path,
+                                   m->format_version(), kTsrFormatVersion);
+  return m;
+}
+
+std::string DescribeModel(const tsr::Model& m) {
+  std::string s = fmt::format("compiled model '{}' for config fingerprint 0x{:016x} ({} steps, {} device buffers)\n",
+                              m.name(), m.isa_fingerprint(), m.steps_size(), m.buffers_size());
+  s += fmt::format("  {:<4} {:<9} {:<12} {:<44} {:>12} {:>14}  {}\n", "#", "where", "op", "node", "pred. cycles",
+                   "MACs", "reason");
+  int i = 0;
+  for (const tsr::Step& st : m.steps()) {
+    switch (st.kind()) {
+      case tsr::Step::ACCEL:
+        s += fmt::format("  {:<4} {:<9} {:<12} {:<44} {:>12} {:>14}  {}\n", i, "accel", st.op(), st.node(),
+                         st.predicted_cycles(), st.useful_macs(), st.reason());
+        break;
+      case tsr::Step::CPU:
+        s += fmt::format("  {:<4} {:<9} {:<12} {:<44} {:>12} {:>14}  {}\n", i, "cpu", st.op(), st.node(), "", "",
+                         st.reason());
+        break;
+      case tsr::Step::UPLOAD:
+        s += fmt::format("  {:<4} {:<9} {:<12} {:<44} {:>12} {:>14}  {}\n", i, "upload", st.im2col_size() ? "im2col" : "pack",
+                         st.value(), "", "", "host -> device boundary");
+        break;
+      case tsr::Step::DOWNLOAD:
+        s += fmt::format("  {:<4} {:<9} {:<12} {:<44} {:>12} {:>14}  {}\n", i, "download", "unpack", st.value(), "", "",
+                         "device -> host boundary");
+        break;
+      default: break;
+    }
+    ++i;
+  }
+  return s;
+}
+
+}  // namespace tessera::backend

@@ -1,0 +1,40 @@
+// The back half's entry point: an int8 graph and a hardware config in, a
+// compiled model (.tsr artifact, tsr.proto) out. Every accelerator layer is a
+// relocatable runtime Recording over named device buffers; CPU layers refer to
+// nodes of the embedded int8 graph; UPLOAD/DOWNLOAD steps pack and unpack
+// activations only where the two meet.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "compiler/backend/partition.h"
+#include "compiler/ir/graph.h"
+#include "isa/base/status.h"
+
+namespace tessera::tsr {
+class Model;
+}
+
+namespace tessera::backend {
+
+inline constexpr uint32_t kTsrFormatVersion = 1;
+// Artifacts larger than this are refused on load.
+inline constexpr uint64_t kMaxTsrBytes = uint64_t{2} << 30;
+
+struct BackendOptions {
+  PartitionOptions partition;
+  std::string model_name;
+};
+
+StatusOr<std::unique_ptr<tsr::Model>> CompileGraph(const ir::Graph& g, const HwConfig& cfg,
+                                                   const BackendOptions& opts = {});
+
+Status SaveModel(const tsr::Model& m, const std::string& path);
+StatusOr<std::unique_ptr<tsr::Model>> LoadModelFile(const std::string& path);
+
+// The layer table of `tessera inspect MODEL.tsr`: each step with its placement
+// and reason, predicted cycles and MACs.
+std::string DescribeModel(const tsr::Model& m);
+
+}  // namespace tessera::backend

@@ -1,0 +1,213 @@
+#include "compiler/backend/partition.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "isa/config.h"
+
+namespace tessera::backend {
+namespace {
+
+bool IsInt8(const ir::Value* v) { return v->type().dtype == ir::DType::kI8; }
+
+bool Symmetric(const ir::Value* v) { return !v->type().quant || v->type().quant->symmetric(); }
+
+// Checks every input/output is int8 with zero point 0; returns the reason when not.
+std::string Int8Problem(const ir::Node& n, int count) {
+  for (int i = 0; i < count && i < n.num_inputs(); ++i)
+    if (!IsInt8(n.input(i)) || !Symmetric(n.input(i)))
+      return fmt::format("input {} is {} (the accelerator reads symmetric int8)", i,
+                         std::string(ir::DTypeName(n.input(i)->type().dtype)));
+  if (!IsInt8(n.output()) || !Symmetric(n.output())) return "its result is not symmetric int8";
+  return {};
+}
+
+Placement Cpu(const ir::Node* n, std::string reason) {
+  Placement p;
+  p.node = n;
+  p.kind = PlaceKind::kCpu;
+  p.reason = std::move(reason);
+  return p;
+}
+
+Placement PlaceConv(const ir::Node* n, const HwConfig& cfg, const std::set<const ir::Value*>& host,
+                    const PartitionOptions& opts) {
+  if (std::string why = Int8Problem(*n, 1); !why.empty()) return Cpu(n, why);
+  const ir::Value* x = n->input(0);
+  const ir::Value* w = n->input(1);
+  if (!w->is_constant() || w->type().dtype != ir::DType::kI8) return Cpu(n, "weights are not a constant int8 tensor");
+  if (n->num_inputs() > 2 && !n->input(2)->is_constant()) return Cpu(n, "bias is not constant");
+  if (x->type().rank() != 4) return Cpu(n, "only 2-D convolutions (rank-4 input) are tensorized");
+  for (int64_t d : n->attrs().Ints("dilations", {1, 1}))
+    if (d != 1) return Cpu(n, "dilated convolution (dilation > 1)");
+  const auto& xs = x->type().shape;
+  const auto& ws = w->type().shape;
+  const auto& ys = n->output()->type().shape;
+  const auto strides = n->attrs().Ints("strides", {1, 1});
+  const auto pads = n->attrs().Ints("pads", {0, 0, 0, 0});
+  ConvGeometry g;
+  g.n = xs[0], g.ic = xs[1], g.ih = xs[2], g.iw = xs[3];
+  g.oc = ws[0], g.kh = ws[2], g.kw = ws[3];
+  g.groups = n->attrs().Int("group", 1);
+  g.sh = strides[0], g.sw = strides[1], g.pt = pads[0], g.pl = pads[1];
+  g.oh = ys[2], g.ow = ys[3];
+  Placement p;
+  p.node = n;
+  p.useful_macs = g.n * g.oc * g.oh * g.ow * (g.ic / g.groups) * g.kh * g.kw;
+  // A first layer with few channels wastes most of the GEMM on channel
+  // padding; with its input on the host, patches are gathered there instead.
+  if (g.groups == 1 && g.ic < std::min<int64_t>(opts.im2col_max_channels, cfg.block_in) && host.count(x) &&
+      g.kh * g.kw > 1) {
+    ConvGeometry m;
+    m.n = g.n;
+    m.ic = g.ic * g.kh * g.kw;
+    m.oc = g.oc;
+    m.ih = m.oh = g.oh * g.ow;
+    m.iw = m.ow = 1;
+    auto t = PlanConv(cfg, m);
+    if (t.ok()) {
+      p.kind = PlaceKind::kAccel;
+      p.op = AccelOp::kConv;
+      p.im2col = true;
+      p.geo = m;
+      p.tiling = *t;
+      p.predicted_cycles = t->predicted_cycles;
+      p.reason = fmt::format("{}x{} conv over {} channels as a matmul on host-gathered patches (K = {}); {}", g.kh,
+                             g.kw, g.ic, m.ic, t->ToString());
+      return p;
+    }
+  }
+  auto t = PlanConv(cfg, g);
+  if (!t.ok()) return Cpu(n, t.status().message());
+  p.kind = PlaceKind::kAccel;
+  p.op = AccelOp::kConv;
+  p.geo = g;
+  p.tiling = *t;
+  p.predicted_cycles = t->predicted_cycles;
+  p.reason = (g.groups > 1 ? "depthwise (block-diagonal weight tiles); " : "") + t->ToString();
+  return p;
+}
+
+Placement PlaceMatMul(const ir::Node* n, const HwConfig& cfg) {
+  if (std::string why = Int8Problem(*n, 1); !why.empty()) return Cpu(n, why);
+  const ir::Value* x = n->input(0);
+  const ir::Value* w = n->input(1);
+  if (!w->is_constant() || w->type().dtype != ir::DType::kI8 || w->type().rank() != 2)
+    return Cpu(n, "weights are not a constant int8 matrix");
+  if (n->num_inputs() > 2 && !n->input(2)->is_constant()) return Cpu(n, "bias is not constant");
+  if (x->type().rank() != 2) return Cpu(n, "only [rows, K] inputs are tensorized");
+  ConvGeometry g;
+  const int64_t rows = x->type().shape[0];
+  g.n = 1;
+  g.ic = x->type().shape[1];
+  g.oc = w->type().shape[0];
+  g.ih = g.oh = (rows + cfg.batch - 1) / cfg.batch;  // rows of batch tiles
+  g.iw = g.ow = 1;
+  auto t = PlanConv(cfg, g);
+  if (!t.ok()) return Cpu(n, t.status().message());
+  Placement p;
+  p.node = n;
+  p.kind = PlaceKind::kAccel;
+  p.op = AccelOp::kDense;
+  p.geo = g;
+  p.tiling = *t;
+  p.predicted_cycles = t->predicted_cycles;
+  p.useful_macs = rows * g.ic * g.oc;
+  p.reason = t->ToString();
+  return p;
+}
+
+Placement PlacePool(const ir::Node* n, const HwConfig& cfg, bool max) {
+  if (std::string why = Int8Problem(*n, 1); !why.empty()) return Cpu(n, why);
+  const ir::Value* x = n->input(0);
+  if (x->type().rank() != 4) return Cpu(n, "only 2-D pooling is offloaded");
+  for (int64_t d : n->attrs().Ints("dilations", {1, 1}))
+    if (d != 1) return Cpu(n, "dilated pooling");
+  const auto& xs = x->type().shape;
+  const auto& ys = n->output()->type().shape;
+  const auto k = n->attrs().Ints("kernel");
+  const auto strides = n->attrs().Ints("strides", {1, 1});
+  const auto pads = n->attrs().Ints("pads", {0, 0, 0, 0});
+  PoolCodegen pc;
+  pc.name = n->name();
+  pc.max = max;
+  pc.n = xs[0], pc.c = xs[1], pc.ih = xs[2], pc.iw = xs[3];
+  pc.oh = ys[2], pc.ow = ys[3];
+  pc.kh = k.size() == 2 ? k[0] : xs[2], pc.kw = k.size() == 2 ? k[1] : xs[3];
+  pc.sh = strides[0], pc.sw = strides[1], pc.pt = pads[0], pc.pl = pads[1];
+  if (!max) {
+    const auto m = n->attrs().Ints("multiplier");
+    if (m.size() != 1) return Cpu(n, "per-channel average pool multipliers are not offloaded");
+    pc.shift = static_cast<int>(n->attrs().Int("shift"));
+  }
+  if (Status s = CheckPool(cfg, pc); !s.ok()) return Cpu(n, s.message());
+  Placement p;
+  p.node = n;
+  p.kind = PlaceKind::kAccel;
+  p.op = AccelOp::kPool;
+  p.pool = pc;
+  p.predicted_cycles = PredictPoolCycles(cfg, pc);
+  p.reason = fmt::format("{} pool {}x{} on the ALU", max ? "max" : "average", pc.kh, pc.kw);
+  return p;
+}
+
+}  // namespace
+
+bool ActShapeOf(const ir::TensorType& t, int64_t* n, int64_t* c, int64_t* h, int64_t* w) {
+  if (t.rank() == 4) {
+    *n = t.shape[0], *c = t.shape[1], *h = t.shape[2], *w = t.shape[3];
+    return true;
+  }
+  if (t.rank() == 2) {
+    *n = t.shape[0], *c = t.shape[1], *h = *w = 1;
+    return true;
+  }
+  return false;
+}
+
+std::vector<Placement> Partition(const ir::Graph& g, const HwConfig& cfg, const PartitionOptions& opts) {
+  std::vector<Placement> out;
+  std::set<const ir::Value*> host(g.inputs().begin(), g.inputs().end());
+  std::set<const ir::Value*> device;
+  if (cfg.block_in != cfg.block_out) {
+    for (const ir::Node* n : g.nodes()) out.push_back(Cpu(n, "the config's BLOCK_IN differs from BLOCK_OUT"));
+    return out;
+  }
+  for (const ir::Node* n : g.nodes()) {
+    Placement p;
+    const std::string& op = n->op();
+    if (op == "qconv") {
+      p = PlaceConv(n, cfg, host, opts);
+    } else if (op == "qmatmul") {
+      p = PlaceMatMul(n, cfg);
+    } else if (op == "max_pool") {
+      p = PlacePool(n, cfg, true);
+    } else if (op == "qavg_pool") {
+      p = PlacePool(n, cfg, false);
+    } else if (op == "qadd") {
+      if (std::string why = Int8Problem(*n, 2); !why.empty()) p = Cpu(n, why);
+      else if (n->input(0)->type().shape != n->input(1)->type().shape) p = Cpu(n, "broadcasting add");
+      else if (n->input(0)->type().rank() != 4 && n->input(0)->type().rank() != 2) p = Cpu(n, "rank other than 2 or 4");
+      else {
+        p.node = n;
+        p.kind = PlaceKind::kAccel;
+        p.op = AccelOp::kAdd;
+        p.reason = "element-wise on the ALU";
+      }
+    } else if (op == "flatten" && device.count(n->input(0)) && n->input(0)->type().rank() == 4 &&
+               n->input(0)->type().shape[2] == 1 && n->input(0)->type().shape[3] == 1 &&
+               n->attrs().Int("axis", 1) == 1) {
+      p.node = n;
+      p.kind = PlaceKind::kAlias;
+      p.reason = "[N, C, 1, 1] -> [N, C] has the same packed layout";
+    } else {
+      p = Cpu(n, fmt::format("no accelerator form for '{}'", op));
+    }
+    for (const ir::Value* v : n->outputs()) (p.kind == PlaceKind::kCpu ? host : device).insert(v);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace tessera::backend

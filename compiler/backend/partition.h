@@ -1,0 +1,49 @@
+// Partitioning of an int8 graph into accelerator and CPU work. Each node gets
+// a Placement: on the accelerator (with its geometry and predicted cost), a
+// layout alias (no work: the packed bytes already have the output's meaning),
+// or the CPU with the reason it is not offloaded. `tessera inspect MODEL.tsr`
+// prints this table.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compiler/backend/alu_codegen.h"
+#include "compiler/backend/conv_plan.h"
+#include "compiler/ir/graph.h"
+
+namespace tessera::backend {
+
+enum class PlaceKind { kAccel, kAlias, kCpu };
+enum class AccelOp { kNone, kConv, kDense, kPool, kAdd };
+
+struct Placement {
+  const ir::Node* node = nullptr;
+  PlaceKind kind = PlaceKind::kCpu;
+  AccelOp op = AccelOp::kNone;
+  std::string reason;
+  // kConv / kDense
+  ConvGeometry geo;
+  ConvTiling tiling;
+  bool im2col = false;  // first-layer conv lowered to a matmul over host-built patches
+  // kPool
+  PoolCodegen pool;
+  int64_t predicted_cycles = 0;
+  int64_t useful_macs = 0;
+};
+
+struct PartitionOptions {
+  // Convolutions with fewer input channels than this, fed from the host, use
+  // host im2col (0 disables it).
+  int64_t im2col_max_channels = 8;
+};
+
+// One placement per node, in graph order. Host-produced values are the graph
+// inputs and CPU results; im2col needs a host-produced input.
+std::vector<Placement> Partition(const ir::Graph& g, const HwConfig& cfg, const PartitionOptions& opts = {});
+
+// Packed activation shape (N, C, H, W) of a value: rank 4 as is, rank 2 as
+// [N, C, 1, 1]; false for other ranks.
+bool ActShapeOf(const ir::TensorType& t, int64_t* n, int64_t* c, int64_t* h, int64_t* w);
+
+}  // namespace tessera::backend

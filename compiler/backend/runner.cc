@@ -1,0 +1,247 @@
+#include "compiler/backend/runner.h"
+
+#include <chrono>
+#include <map>
+
+#include "compiler/backend/graph_serde.h"
+#include "compiler/backend/layout.h"
+#include "compiler/backend/tsr.pb.h"
+#include "compiler/exec/executor.h"
+#include "compiler/exec/kernel.h"
+#include "runtime/runtime.h"
+
+namespace tessera::backend {
+namespace {
+
+double Now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Patches of a convolution input: [N, C, H, W] -> [N, C*kh*kw, oh*ow, 1].
+std::vector<int8_t> Im2col(const ir::Tensor& x, const tsr::Step& st) {
+  const auto& sh = x.shape();
+  const int64_t n = sh[0], c = sh[1], h = sh[2], w = sh[3];
+  const int64_t kh = st.im2col(0), kw = st.im2col(1), sy = st.im2col(2), sx = st.im2col(3), pt = st.im2col(4),
+                pl = st.im2col(5), oh = st.im2col(6), ow = st.im2col(7);
+  const int64_t k_all = c * kh * kw, pix = oh * ow;
+  std::vector<int8_t> out(static_cast<size_t>(n * k_all * pix), 0);
+  const int8_t* xd = x.data<int8_t>();
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ci = 0; ci < c; ++ci)
+      for (int64_t i = 0; i < kh; ++i)
+        for (int64_t j = 0; j < kw; ++j) {
+          int8_t* row = &out[static_cast<size_t>((b * k_all + (ci * kh + i) * kw + j) * pix)];
+          for (int64_t y = 0; y < oh; ++y) {
+            const int64_t ih = y * sy - pt + i;
+            if (ih < 0 || ih >= h) continue;
+            for (int64_t xo = 0; xo < ow; ++xo) {
+              const int64_t iw = xo * sx - pl + j;
+              if (iw >= 0 && iw < w) row[y * ow + xo] = xd[((b * c + ci) * h + ih) * w + iw];
+            }
+          }
+        }
+  return out;
+}
+
+}  // namespace
+
+struct ModelRunner::Impl {
+  const tsr::Model* model = nullptr;
+  HwConfig cfg;
+  std::unique_ptr<ir::Graph> graph;
+  std::string target;
+  int64_t timeout_ms = -1;
+  // cpu target
+  std::unique_ptr<exec::Executor> executor;
+  // accelerator targets
+  std::unique_ptr<Runtime> rt;
+  std::map<std::string, Buffer> buffers;
+  struct DevValue {
+    std::string buffer;
+    ActShape shape;
+  };
+  std::map<std::string, DevValue> dev_values;
+  std::vector<std::unique_ptr<Executable>> exes;  // per step (null when not ACCEL)
+  std::vector<exec::KernelFn> kernels;            // per step (CPU)
+  std::vector<const ir::Node*> cpu_nodes;         // per step (CPU)
+
+  Status Init(const RunnerOptions& opts) {
+    TSR_ASSIGN_OR_RETURN(cfg, ParseHwConfig(model->config_json(), "compiled model config"));
+    if (opts.device_config && opts.device_config->isa_fingerprint != model->isa_fingerprint())
+      return FailedPreconditionError(
+          "the model was compiled for config '{}' (isa fingerprint 0x{:016x}) but the device has config '{}' "
+          "(0x{:016x}): recompile it with -c for that config",
+          cfg.name, model->isa_fingerprint(), opts.device_config->name, opts.device_config->isa_fingerprint);
+    if (opts.device_config) cfg = *opts.device_config;  // same ISA; its timing parameters apply
+    TSR_ASSIGN_OR_RETURN(graph, GraphFromProto(model->graph()));
+    target = opts.target;
+    timeout_ms = opts.timeout_ms;
+    if (target == "cpu") {
+      TSR_ASSIGN_OR_RETURN(executor, exec::Executor::Create(*graph));
+      return OkStatus();
+    }
+    TSR_ASSIGN_OR_RETURN(std::unique_ptr<Device> dev, OpenDevice(target, cfg));
+    TSR_ASSIGN_OR_RETURN(rt, Runtime::Create(std::move(dev)));
+    for (const tsr::DeviceBuffer& b : model->buffers()) {
+      TSR_ASSIGN_OR_RETURN(Buffer buf, rt->Alloc(b.bytes(), b.name()));
+      if (!b.data().empty()) TSR_RETURN_IF_ERROR(rt->CopyIn(buf, b.data().data(), b.data().size()));
+      buffers[b.name()] = buf;
+    }
+    for (const tsr::DeviceValue& v : model->device_values()) {
+      if (v.act_shape_size() != 4 || !buffers.count(v.buffer()))
+        return DataLossError("compiled model: device value '{}' is malformed", v.value());
+      dev_values[v.value()] = {v.buffer(), ActShape{v.act_shape(0), v.act_shape(1), v.act_shape(2), v.act_shape(3)}};
+    }
+    exes.resize(model->steps_size());
+    kernels.resize(model->steps_size());
+    cpu_nodes.resize(model->steps_size(), nullptr);
+    for (int i = 0; i < model->steps_size(); ++i) {
+      const tsr::Step& st = model->steps(i);
+      if (st.kind() == tsr::Step::ACCEL) {
+        std::vector<uint8_t> bytes(st.recording().begin(), st.recording().end());
+        TSR_ASSIGN_OR_RETURN(Recording rec, Recording::Deserialize(bytes, "layer '" + st.node() + "'"));
+        TSR_ASSIGN_OR_RETURN(Executable exe, rt->Load(rec));
+        for (int s = 0; s < st.slot_buffers_size(); ++s) {
+          auto it = buffers.find(st.slot_buffers(s));
+          if (it == buffers.end()) return DataLossError("layer '{}': unknown buffer '{}'", st.node(), st.slot_buffers(s));
+          TSR_RETURN_IF_ERROR(exe.Bind(s, it->second).WithContext("layer '" + st.node() + "'"));
+        }
+        exes[i] = std::make_unique<Executable>(std::move(exe));
+      } else if (st.kind() == tsr::Step::CPU) {
+        const ir::Value* v = graph->FindValue(st.value());
+        if (v == nullptr || v->producer() == nullptr)
+          return DataLossError("compiled model: CPU step for unknown node '{}'", st.node());
+        cpu_nodes[i] = v->producer();
+        TSR_ASSIGN_OR_RETURN(kernels[i], exec::MakeKernel(*cpu_nodes[i]));
+      } else if (!dev_values.count(st.device_value())) {
+        return DataLossError("compiled model: transfer of unknown device value '{}'", st.device_value());
+      }
+    }
+    return OkStatus();
+  }
+
+  StatusOr<std::vector<ir::Tensor>> Run(const std::vector<ir::Tensor>& inputs, RunProfile* prof) {
+    const double t0 = Now();
+    if (inputs.size() != graph->inputs().size())
+      return InvalidArgumentError("the model takes {} input(s), {} given", graph->inputs().size(), inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const ir::TensorType& t = graph->inputs()[i]->type();
+      if (inputs[i].dtype() != t.dtype || inputs[i].shape() != t.shape)
+        return InvalidArgumentError("input '{}' must be {}, got {}{}", graph->inputs()[i]->name(), ir::TypeToString(t),
+                                    std::string(ir::DTypeName(inputs[i].dtype())), ir::ShapeToString(inputs[i].shape()));
+    }
+    if (executor) {
+      auto out = executor->Run(inputs);
+      if (prof) prof->host_seconds = prof->cpu_seconds = Now() - t0;
+      return out;
+    }
+    std::map<std::string, ir::Tensor> host;
+    for (size_t i = 0; i < inputs.size(); ++i) host[graph->inputs()[i]->name()] = inputs[i];
+    RunProfile local;
+    RunProfile& p = prof ? *prof : local;
+    p = RunProfile();
+    for (int i = 0; i < model->steps_size(); ++i) {
+      const tsr::Step& st = model->steps(i);
+      const double s0 = Now();
+      switch (st.kind()) {
+        case tsr::Step::UPLOAD: {
+          auto it = host.find(st.value());
+          if (it == host.end()) return InternalError("step {}: '{}' is not on the host", i, st.value());
+          const DevValue& dv = dev_values.at(st.device_value());
+          std::vector<uint8_t> packed;
+          if (st.im2col_size() == 8) {
+            std::vector<int8_t> patches = Im2col(it->second, st);
+            packed = PackActivation(cfg, dv.shape, patches.data());
+          } else {
+            packed = PackActivation(cfg, dv.shape, it->second.data<int8_t>());
+          }
+          TSR_RETURN_IF_ERROR(rt->CopyIn(buffers.at(dv.buffer), packed.data(), packed.size()));
+          p.transfer_seconds += Now() - s0;
+          break;
+        }
+        case tsr::Step::DOWNLOAD: {
+          const DevValue& dv = dev_values.at(st.device_value());
+          const ir::Value* v = graph->FindValue(st.value());
+          std::vector<uint8_t> packed(static_cast<size_t>(ActBytes(cfg, dv.shape)));
+          TSR_RETURN_IF_ERROR(rt->CopyOut(buffers.at(dv.buffer), packed.data(), packed.size()));
+          ir::Tensor t(ir::DType::kI8, v->type().shape);
+          UnpackActivation(cfg, dv.shape, packed.data(), t.data<int8_t>());
+          host[st.value()] = std::move(t);
+          p.transfer_seconds += Now() - s0;
+          break;
+        }
+        case tsr::Step::ACCEL: {
+          TSR_RETURN_IF_ERROR(exes[i]->Run(timeout_ms).WithContext("layer '" + st.node() + "'"));
+          LayerProfile lp;
+          lp.node = st.node(), lp.op = st.op(), lp.accel = true;
+          lp.counters = exes[i]->counters();
+          lp.useful_macs = st.useful_macs(), lp.predicted_cycles = st.predicted_cycles();
+          lp.host_seconds = Now() - s0;
+          p.device.Add(lp.counters);
+          p.useful_macs += lp.useful_macs;
+          p.layers.push_back(std::move(lp));
+          break;
+        }
+        case tsr::Step::CPU: {
+          const ir::Node* n = cpu_nodes[i];
+          exec::Operands ops;
+          for (const ir::Value* v : n->inputs()) {
+            if (v->is_constant()) {
+              ops.push_back(&v->data());
+              continue;
+            }
+            auto it = host.find(v->name());
+            if (it == host.end()) return InternalError("step {}: operand '{}' is not on the host", i, v->name());
+            ops.push_back(&it->second);
+          }
+          std::vector<ir::Tensor> outs;
+          for (const ir::Value* v : n->outputs()) outs.emplace_back(v->type().dtype, v->type().shape);
+          TSR_RETURN_IF_ERROR(kernels[i](ops, outs).WithContext(n->Describe()));
+          for (int k = 0; k < n->num_outputs(); ++k) host[n->output(k)->name()] = std::move(outs[k]);
+          LayerProfile lp;
+          lp.node = st.node(), lp.op = st.op(), lp.host_seconds = Now() - s0;
+          p.cpu_seconds += lp.host_seconds;
+          p.layers.push_back(std::move(lp));
+          break;
+        }
+        default: return DataLossError("compiled model: unknown step kind {}", static_cast<int>(st.kind()));
+      }
+    }
+    std::vector<ir::Tensor> out;
+    for (const ir::Value* v : graph->outputs()) {
+      auto it = host.find(v->name());
+      if (it == host.end()) return InternalError("output '{}' was never computed", v->name());
+      out.push_back(std::move(it->second));
+    }
+    p.host_seconds = Now() - t0;
+    return out;
+  }
+};
+
+ModelRunner::ModelRunner(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ModelRunner::~ModelRunner() = default;
+
+StatusOr<std::unique_ptr<ModelRunner>> ModelRunner::Create(const tsr::Model& model, const RunnerOptions& opts) {
+  if (opts.target != "cpu" && opts.target != "ref" && opts.target != "sim")
+    return InvalidArgumentError("unknown target '{}' (available: cpu, ref, sim)", opts.target);
+  auto impl = std::make_unique<Impl>();
+  impl->model = &model;
+  TSR_RETURN_IF_ERROR(impl->Init(opts));
+  return std::unique_ptr<ModelRunner>(new ModelRunner(std::move(impl)));
+}
+
+StatusOr<std::vector<ir::Tensor>> ModelRunner::Run(const std::vector<ir::Tensor>& inputs, RunProfile* profile) {
+  return impl_->Run(inputs, profile);
+}
+
+const HwConfig& ModelRunner::config() const { return impl_->cfg; }
+const ir::Graph& ModelRunner::graph() const { return *impl_->graph; }
+
+Roofline LayerRoofline(const HwConfig& cfg, const DeviceCounters& c) {
+  Roofline r;
+  r.compute_cycles = c.gemm_iterations + c.alu_iterations;
+  r.memory_cycles = (c.dram_read_bytes + c.dram_write_bytes + cfg.dram_bytes_per_cycle - 1) / cfg.dram_bytes_per_cycle;
+  return r;
+}
+
+}  // namespace tessera::backend

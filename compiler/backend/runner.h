@@ -1,0 +1,69 @@
+// Runs a compiled model (.tsr) on an accelerator engine (`ref`, `sim`) with
+// its CPU steps on the host, or entirely on the int8 CPU reference executor
+// (`cpu`) from the same artifact. Creating a runner allocates the device
+// buffers, uploads the packed constants and loads and binds every layer's
+// recording once; each Run then only moves activations and launches layers.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/graph.h"
+#include "driver/device.h"
+#include "isa/config.h"
+
+namespace tessera::tsr {
+class Model;
+}
+
+namespace tessera::backend {
+
+struct LayerProfile {
+  std::string node, op;
+  bool accel = false;
+  DeviceCounters counters;  // accelerator layers
+  int64_t useful_macs = 0, predicted_cycles = 0;
+  double host_seconds = 0;
+};
+
+struct RunProfile {
+  std::vector<LayerProfile> layers;
+  DeviceCounters device;  // sum over accelerator layers
+  double host_seconds = 0, cpu_seconds = 0, transfer_seconds = 0;
+  int64_t useful_macs = 0;
+};
+
+struct RunnerOptions {
+  std::string target = "sim";            // ref | sim | cpu
+  const HwConfig* device_config = nullptr;  // the device's config, if not the artifact's own
+  int64_t timeout_ms = -1;                // per device run; < 0: the runtime's default
+};
+
+class ModelRunner {
+ public:
+  static StatusOr<std::unique_ptr<ModelRunner>> Create(const tsr::Model& model, const RunnerOptions& opts);
+  ~ModelRunner();
+
+  // Inputs in graph-input order (types must match); outputs in graph-output order.
+  StatusOr<std::vector<ir::Tensor>> Run(const std::vector<ir::Tensor>& inputs, RunProfile* profile = nullptr);
+
+  const HwConfig& config() const;
+  const ir::Graph& graph() const;
+
+ private:
+  struct Impl;
+  explicit ModelRunner(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Roofline of one accelerator layer from its counters: the lower bounds of its
+// cycles set by compute (GEMM + ALU iterations) and by DRAM traffic.
+struct Roofline {
+  int64_t compute_cycles = 0, memory_cycles = 0;
+  int64_t bound() const { return std::max(compute_cycles, memory_cycles); }
+  const char* limiter() const { return memory_cycles > compute_cycles ? "memory" : "compute"; }
+};
+Roofline LayerRoofline(const HwConfig& cfg, const DeviceCounters& c);
+
+}  // namespace tessera::backend

@@ -1,0 +1,75 @@
+// `tessera compile MODEL.onnx|FILE.tir -c CONFIG [--calib X.npy] -o MODEL.tsr`:
+// the front half (import, passes, int8 quantization), then partitioning,
+// tiling and code generation for the config, written as a .tsr artifact.
+#include <chrono>
+#include <cstdio>
+
+#include "compiler/backend/compile.h"
+#include "compiler/backend/tsr.pb.h"
+#include "isa/config.h"
+#include "tools/tessera/cli.h"
+#include "tools/tessera/compile_flags.h"
+
+namespace tessera::cli {
+namespace {
+
+struct CompileOpts {
+  std::string model, config, output;
+  int64_t im2col_channels = 8;
+  CompileFlags flags;
+};
+
+Status RunCompile(const CompileOpts& o) {
+  TSR_ASSIGN_OR_RETURN(HwConfig cfg, LoadHwConfig(o.config));
+  compiler::CompileOptions co;
+  std::unique_ptr<ir::Tensor> calib;
+  TSR_RETURN_IF_ERROR(ApplyCompileFlags(o.flags, &co, &calib));
+  if (co.import.symbolic_dim_value <= 0) co.import.symbolic_dim_value = 1;
+  co.quantize = calib != nullptr;
+  const auto t0 = std::chrono::steady_clock::now();
+  TSR_ASSIGN_OR_RETURN(compiler::CompileResult front, compiler::Compile(o.model, co));
+  const auto t1 = std::chrono::steady_clock::now();
+  backend::BackendOptions bo;
+  bo.partition.im2col_max_channels = o.im2col_channels;
+  std::string name = o.model.substr(o.model.find_last_of('/') + 1);
+  bo.model_name = name.substr(0, name.find('.'));
+  TSR_ASSIGN_OR_RETURN(std::unique_ptr<tsr::Model> m, backend::CompileGraph(*front.graph, cfg, bo));
+  const auto t2 = std::chrono::steady_clock::now();
+  TSR_RETURN_IF_ERROR(backend::SaveModel(*m, o.output));
+  int accel = 0, cpu = 0;
+  int64_t predicted = 0, macs = 0;
+  for (const tsr::Step& st : m->steps()) {
+    if (st.kind() == tsr::Step::ACCEL) ++accel, predicted += st.predicted_cycles(), macs += st.useful_macs();
+    if (st.kind() == tsr::Step::CPU) ++cpu;
+  }
+  const double front_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+  const double back_ms = std::chrono::duration<double, std::milli>(t2 - t1).count();
+  std::printf("%s -> %s for config '%s': %d layers on the accelerator, %d on the CPU; predicted %lld cycles "
+              "(%.3f ms at %g MHz), %lld MACs\n",
+              o.model.c_str(), o.output.c_str(), cfg.name.c_str(), accel, cpu, static_cast<long long>(predicted),
+              predicted / cfg.clock_mhz / 1000.0, cfg.clock_mhz, static_cast<long long>(macs));
+  std::printf("compile time: %.1f ms (front half %.1f ms, back half %.1f ms)\n", front_ms + back_ms, front_ms, back_ms);
+  if (!calib && accel == 0)
+    std::printf("note: the model is float and no --calib was given, so nothing is offloaded; pass --calib X.npy\n");
+  return OkStatus();
+}
+
+}  // namespace
+
+void AddCompileCommand(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<CompileOpts>();
+  CLI::App* cmd = app.add_subcommand("compile", "Compile a model for the accelerator into a .tsr artifact");
+  cmd->add_option("model", o->model, "Model: .onnx or .tir")->required();
+  cmd->add_option("-c,--config", o->config, "Hardware config JSON")->required();
+  cmd->add_option("-o,--output", o->output, "Compiled model to write (.tsr)")->required();
+  cmd->add_option("--im2col-channels", o->im2col_channels,
+                  "Gather patches on the host for first-layer convolutions with fewer input channels (0: never)")
+      ->capture_default_str();
+  AddCompileFlags(cmd, &o->flags, true);
+  cmd->callback([o, &exit_code] {
+    Status s = RunCompile(*o);
+    if (!s.ok()) exit_code = Fail(s);
+  });
+}
+
+}  // namespace tessera::cli
