@@ -7,6 +7,7 @@
 
 #include "compiler/backend/graph_serde.h"
 #include "compiler/backend/layout.h"
+#include "compiler/backend/memory_plan.h"
 #include "compiler/backend/tsr.pb.h"
 #include "isa/base/file.h"
 #include "isa/config.h"
@@ -15,6 +16,9 @@ namespace tessera::backend {
 namespace {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// A node's display name: its own, or its first result's.
+std::string Label(const ir::Node* n) { return n->name().empty() ? "%" + n->output()->name() : n->name(); }
 
 template <typename T>
 std::vector<T> ConstData(const ir::Value* v) {
@@ -35,7 +39,8 @@ class Compiler {
     m_->set_isa_fingerprint(cfg_.isa_fingerprint);
     GraphToProto(g_, m_->mutable_graph());
     for (const ir::Value* v : g_.inputs()) host_.insert(v->name());
-    for (const Placement& p : Partition(g_, cfg_, opts_.partition)) {
+    TSR_ASSIGN_OR_RETURN(std::vector<Placement> parts, Partition(g_, cfg_, opts_.partition));
+    for (const Placement& p : parts) {
       switch (p.kind) {
         case PlaceKind::kCpu: TSR_RETURN_IF_ERROR(CpuStep(p)); break;
         case PlaceKind::kAlias: TSR_RETURN_IF_ERROR(Alias(p)); break;
@@ -44,6 +49,7 @@ class Compiler {
     }
     for (const ir::Value* v : g_.outputs())
       if (!host_.count(v->name())) TSR_RETURN_IF_ERROR(Download(v));
+    PlanDeviceMemory(m_.get());
     return std::move(m_);
   }
 
@@ -108,7 +114,7 @@ class Compiler {
       if (!v->is_constant() && !host_.count(v->name())) TSR_RETURN_IF_ERROR(Download(v));
     tsr::Step* s = m_->add_steps();
     s->set_kind(tsr::Step::CPU);
-    s->set_node(p.node->name());
+    s->set_node(Label(p.node));
     s->set_value(p.node->output(0)->name());  // identifies the node on load
     s->set_op(p.node->op());
     s->set_reason(p.reason);
@@ -128,7 +134,7 @@ class Compiler {
 
   Status AccelStep(const Placement& p) {
     const ir::Node* n = p.node;
-    Stream stream(cfg_, n->name());
+    Stream stream(cfg_, Label(n));
     std::vector<std::string> slot_buffers;
     auto slot = [&](const std::string& buffer, uint64_t bytes) -> StatusOr<Slot> {
       slot_buffers.push_back(buffer);
@@ -161,7 +167,7 @@ class Compiler {
         const std::string wb = NewBuffer("w:" + n->name(), pw.size(), &pw);
         const std::string pb = NewBuffer("p:" + n->name(), pp.size(), &pp);
         ConvCodegen c;
-        c.name = n->name();
+        c.name = Label(n);
         c.geo = p.geo, c.blocks = blocks, c.tiling = p.tiling;
         TSR_ASSIGN_OR_RETURN(Slot sx, slot(in_buf, buffer_bytes(in_buf)));
         TSR_ASSIGN_OR_RETURN(Slot sy, slot(out_buf, buffer_bytes(out_buf)));
@@ -196,7 +202,7 @@ class Compiler {
       }
       case AccelOp::kAdd: {
         AddCodegen a;
-        a.name = n->name();
+        a.name = Label(n);
         ActShape s;
         ActShapeOf(n->output()->type(), &s.n, &s.c, &s.h, &s.w);
         a.tiles = ActTiles(cfg_, s);
@@ -222,7 +228,7 @@ class Compiler {
     std::vector<uint8_t> bytes = rec.Serialize();
     tsr::Step* s = m_->add_steps();
     s->set_kind(tsr::Step::ACCEL);
-    s->set_node(n->name());
+    s->set_node(Label(n));
     s->set_op(n->op());
     s->set_reason(p.reason);
     s->set_recording(bytes.data(), bytes.size());
@@ -285,8 +291,12 @@ StatusOr<std::unique_ptr<tsr::Model>> LoadModelFile(const std::string& path) {
 }
 
 std::string DescribeModel(const tsr::Model& m) {
-  std::string s = fmt::format("compiled model '{}' for config fingerprint 0x{:016x} ({} steps, {} device buffers)\n",
-                              m.name(), m.isa_fingerprint(), m.steps_size(), m.buffers_size());
+  uint64_t constant = 0, activation = 0;
+  for (const tsr::DeviceBuffer& b : m.buffers()) (b.data().empty() ? activation : constant) += b.bytes();
+  std::string s = fmt::format(
+      "compiled model '{}' for config fingerprint 0x{:016x} ({} steps, {} device buffers: {} bytes of constants, {} "
+      "bytes of activation arenas)\n",
+      m.name(), m.isa_fingerprint(), m.steps_size(), m.buffers_size(), constant, activation);
   s += fmt::format("  {:<4} {:<9} {:<12} {:<44} {:>12} {:>14}  {}\n", "#", "where", "op", "node", "pred. cycles",
                    "MACs", "reason");
   int i = 0;

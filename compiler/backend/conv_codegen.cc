@@ -11,7 +11,7 @@ namespace {
 class ConvEmitter {
  public:
   ConvEmitter(Stream& s, const HwConfig& cfg, const ConvCodegen& c)
-      : s_(s), cfg_(cfg), c_(c), g_(c.geo), b_(c.blocks), t_(c.tiling), sp_(SplitScratchpads(cfg, c.blocks)) {
+      : s_(s), cfg_(cfg), c_(c), g_(c.geo), b_(c.blocks), t_(c.tiling), sp_(SplitScratchpads(cfg, c.tiling.tob)) {
     inp_base_[0] = 0, inp_base_[1] = sp_.inp_half;
     wgt_base_[0] = 0, wgt_base_[1] = sp_.wgt_half;
     acc_base_[0] = sp_.acc_params, acc_base_[1] = sp_.acc_params + sp_.acc_half;
@@ -19,7 +19,6 @@ class ConvEmitter {
   }
 
   Status Emit() {
-    TSR_RETURN_IF_ERROR(s_.Load(MemType::kAcc, 0, c_.params, 0, Dma2D{1, 2 * b_.ocb}));
     if (t_.weights_resident)
       TSR_RETURN_IF_ERROR(s_.Load(MemType::kWgt, 0, c_.weights, 0, Dma2D{1, b_.ocb * b_.ibpo * kk_}));
     const int64_t total_tiles = t_.tiles, total_out = t_.tiles / t_.ic_tiles;
@@ -39,6 +38,13 @@ class ConvEmitter {
             x.in_h = (x.th - 1) * g_.sh + g_.kh;
             x.in_w = (x.tw - 1) * g_.sw + g_.kw;
             x.aslot = static_cast<int>(otile % 2);
+            if (ht == 0 && wt == 0) {
+              // This oc tile's bias rows at [0, tob) and multiplier rows at
+              // [tob, 2 tob): read only by compute, so program order suffices.
+              Dma2D d;
+              d.y_size = 2, d.x_size = x.tob, d.x_stride = b_.ocb;
+              TSR_RETURN_IF_ERROR(s_.Load(MemType::kAcc, 0, c_.params, x.ob0, d).WithContext(c_.name));
+            }
             for (int64_t it = 0; it < t_.ic_tiles; ++it, ++tile) {
               x.j0 = it * t_.tib;
               x.tib = b_.depthwise ? 1 : std::min(t_.tib, b_.ibpo - x.j0);
@@ -139,14 +145,14 @@ class ConvEmitter {
     TSR_RETURN_IF_ERROR(s_.Pop(Module::kLoad, Module::kCompute));
     if (x.first) {
       if (otile >= 2) TSR_RETURN_IF_ERROR(s_.Pop(Module::kStore, Module::kCompute));
-      TSR_ASSIGN_OR_RETURN(Kernel bias, AluKernel(x, "bias", x.ob0));
+      TSR_ASSIGN_OR_RETURN(Kernel bias, AluKernel(x, "bias", 0));
       TSR_RETURN_IF_ERROR(s_.AluVec(bias, AluOp::kMov));
     }
     TSR_ASSIGN_OR_RETURN(Kernel gemm, GemmKernel(x));
     TSR_RETURN_IF_ERROR(s_.Gemm(gemm).WithContext(c_.name));
     if (tile + 2 < total_tiles) TSR_RETURN_IF_ERROR(s_.Push(Module::kCompute, Module::kLoad));
     if (x.last) {
-      TSR_ASSIGN_OR_RETURN(Kernel scale, AluKernel(x, "scale", b_.ocb + x.ob0));
+      TSR_ASSIGN_OR_RETURN(Kernel scale, AluKernel(x, "scale", x.tob));
       TSR_RETURN_IF_ERROR(s_.AluVec(scale, AluOp::kMulShr, c_.shift));
       TSR_ASSIGN_OR_RETURN(Kernel clamp, AluKernel(x, "clamp", -1));
       if (c_.act_min == -c_.act_max - 1) {

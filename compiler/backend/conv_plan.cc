@@ -60,12 +60,12 @@ StatusOr<ConvBlocking> BlockConv(const HwConfig& cfg, const ConvGeometry& g) {
   return b;
 }
 
-ScratchpadSplit SplitScratchpads(const HwConfig& cfg, const ConvBlocking& b) {
+ScratchpadSplit SplitScratchpads(const HwConfig& cfg, int64_t tob) {
   ScratchpadSplit s;
   s.inp_half = cfg.inp_entries / 2;
   s.wgt_all = cfg.wgt_entries;
   s.wgt_half = cfg.wgt_entries / 2;
-  s.acc_params = 2 * b.ocb;
+  s.acc_params = 2 * tob;
   s.acc_half = std::max<int64_t>(0, (cfg.acc_entries - s.acc_params) / 2);
   s.uop_total = cfg.uop_entries;
   return s;
@@ -85,7 +85,7 @@ int64_t DmaStoreCycles(const HwConfig& cfg, int64_t rows, int64_t row_bytes, int
 }
 
 Status CheckConvTiling(const HwConfig& cfg, const ConvGeometry& g, const ConvBlocking& b, ConvTiling* t) {
-  const ScratchpadSplit sp = SplitScratchpads(cfg, b);
+  const ScratchpadSplit sp = SplitScratchpads(cfg, t->tob);
   const int64_t kk = g.kh * g.kw;
   if (b.depthwise) t->tib = 1;
   t->in_blocks = b.depthwise ? t->tob : t->tib;
@@ -133,11 +133,11 @@ Status CheckConvTiling(const HwConfig& cfg, const ConvGeometry& g, const ConvBlo
   int64_t l_end = 0, c_prev = 0, s_end_prev = 0, s_end_prev2 = 0, gemm_total = 0;
   if (t->weights_resident)
     l_end = DmaLoadCycles(cfg, 1, b.ocb * b.ibpo * kk * cfg.wgt_tile_bytes, 0);  // all weights, once
-  c_prev = DmaLoadCycles(cfg, 1, sp.acc_params * cfg.acc_tile_bytes, 0);        // parameter rows
   int64_t idx = 0;
   for (int64_t n = 0; n < b.nb; ++n)
     for (int64_t ot = 0; ot < t->oc_tiles; ++ot) {
       const int64_t tob = std::min(t->tob, b.ocb - ot * t->tob);
+      c_prev += DmaLoadCycles(cfg, 2, tob * cfg.acc_tile_bytes, 0);  // this oc tile's parameter rows
       for (int64_t ht = 0; ht < t->h_tiles; ++ht) {
         const int64_t th = std::min(t->th, g.oh - ht * t->th);
         for (int64_t wt = 0; wt < t->w_tiles; ++wt) {
@@ -180,10 +180,6 @@ Status CheckConvTiling(const HwConfig& cfg, const ConvGeometry& g, const ConvBlo
 
 StatusOr<ConvTiling> PlanConv(const HwConfig& cfg, const ConvGeometry& g) {
   TSR_ASSIGN_OR_RETURN(ConvBlocking b, BlockConv(cfg, g));
-  const ScratchpadSplit sp = SplitScratchpads(cfg, b);
-  if (sp.acc_half < 1)
-    return ResourceExhaustedError("convolution ({}): {} parameter rows leave no accumulator space", g.ToString(),
-                                  sp.acc_params);
   ConvTiling best;
   bool found = false;
   Status last = ResourceExhaustedError("convolution ({}): no tiling fits the scratchpads", g.ToString());
@@ -192,6 +188,7 @@ StatusOr<ConvTiling> PlanConv(const HwConfig& cfg, const ConvGeometry& g) {
   for (int64_t tob : tobs)
     for (int64_t tib : tibs)
       for (int64_t tw : tws) {
+        const ScratchpadSplit sp = SplitScratchpads(cfg, tob);
         // The tallest tile that fits the input and accumulator halves, and a
         // shorter one that balances the last tile.
         const int64_t in_blocks = b.depthwise ? tob : tib;

@@ -56,12 +56,13 @@ struct ConvTiling {
   std::string ToString() const;
 };
 
-// Scratchpad split used by the tiler (entries). The accumulator keeps
-// 2 x ocb parameter rows (bias, multiplier) below the two tile halves.
+// Scratchpad split used by the tiler (entries). The accumulator keeps the
+// current output-channel tile's 2 x tob parameter rows (bias, multiplier)
+// below the two tile halves.
 struct ScratchpadSplit {
   int64_t inp_half, wgt_half, wgt_all, acc_half, acc_params, uop_total;
 };
-ScratchpadSplit SplitScratchpads(const HwConfig& cfg, const ConvBlocking& b);
+ScratchpadSplit SplitScratchpads(const HwConfig& cfg, int64_t tob);
 
 // Checks a tiling against the scratchpads, field widths and DMA limits and
 // fills its derived sizes and prediction. Errors name the violated limit.

@@ -31,6 +31,13 @@ Placement Cpu(const ir::Node* n, std::string reason) {
   return p;
 }
 
+// CPU placement for a supported op that does not fit: an error unless falling back.
+Placement DoesNotFit(const ir::Node* n, const Status& s) {
+  Placement p = Cpu(n, s.message());
+  p.cannot_fit = s.code() == StatusCode::kResourceExhausted;
+  return p;
+}
+
 Placement PlaceConv(const ir::Node* n, const HwConfig& cfg, const std::set<const ir::Value*>& host,
                     const PartitionOptions& opts) {
   if (std::string why = Int8Problem(*n, 1); !why.empty()) return Cpu(n, why);
@@ -79,7 +86,7 @@ Placement PlaceConv(const ir::Node* n, const HwConfig& cfg, const std::set<const
     }
   }
   auto t = PlanConv(cfg, g);
-  if (!t.ok()) return Cpu(n, t.status().message());
+  if (!t.ok()) return DoesNotFit(n, t.status());
   p.kind = PlaceKind::kAccel;
   p.op = AccelOp::kConv;
   p.geo = g;
@@ -105,7 +112,7 @@ Placement PlaceMatMul(const ir::Node* n, const HwConfig& cfg) {
   g.ih = g.oh = (rows + cfg.batch - 1) / cfg.batch;  // rows of batch tiles
   g.iw = g.ow = 1;
   auto t = PlanConv(cfg, g);
-  if (!t.ok()) return Cpu(n, t.status().message());
+  if (!t.ok()) return DoesNotFit(n, t.status());
   Placement p;
   p.node = n;
   p.kind = PlaceKind::kAccel;
@@ -141,7 +148,7 @@ Placement PlacePool(const ir::Node* n, const HwConfig& cfg, bool max) {
     if (m.size() != 1) return Cpu(n, "per-channel average pool multipliers are not offloaded");
     pc.shift = static_cast<int>(n->attrs().Int("shift"));
   }
-  if (Status s = CheckPool(cfg, pc); !s.ok()) return Cpu(n, s.message());
+  if (Status s = CheckPool(cfg, pc); !s.ok()) return DoesNotFit(n, s);
   Placement p;
   p.node = n;
   p.kind = PlaceKind::kAccel;
@@ -166,7 +173,7 @@ bool ActShapeOf(const ir::TensorType& t, int64_t* n, int64_t* c, int64_t* h, int
   return false;
 }
 
-std::vector<Placement> Partition(const ir::Graph& g, const HwConfig& cfg, const PartitionOptions& opts) {
+StatusOr<std::vector<Placement>> Partition(const ir::Graph& g, const HwConfig& cfg, const PartitionOptions& opts) {
   std::vector<Placement> out;
   std::set<const ir::Value*> host(g.inputs().begin(), g.inputs().end());
   std::set<const ir::Value*> device;
@@ -204,6 +211,11 @@ std::vector<Placement> Partition(const ir::Graph& g, const HwConfig& cfg, const 
     } else {
       p = Cpu(n, fmt::format("no accelerator form for '{}'", op));
     }
+    if (p.cannot_fit && !opts.cpu_fallback)
+      return ResourceExhaustedError("{} cannot run on config '{}': {}; use a larger config, or compile with "
+                                    "--cpu-fallback to run it on the CPU",
+                                    n->Describe(), cfg.name, p.reason);
+    if (p.cannot_fit) p.reason = "does not fit the accelerator: " + p.reason;
     for (const ir::Value* v : n->outputs()) (p.kind == PlaceKind::kCpu ? host : device).insert(v);
     out.push_back(std::move(p));
   }

@@ -30,17 +30,22 @@ struct Placement {
   PoolCodegen pool;
   int64_t predicted_cycles = 0;
   int64_t useful_macs = 0;
+  bool cannot_fit = false;  // supported op whose tiles do not fit the config
 };
 
 struct PartitionOptions {
   // Convolutions with fewer input channels than this, fed from the host, use
   // host im2col (0 disables it).
   int64_t im2col_max_channels = 8;
+  // A layer the accelerator supports but whose tiles cannot fit the config's
+  // scratchpads or instruction fields is an error naming it, unless this is
+  // set: then it runs on the CPU (its reason says why).
+  bool cpu_fallback = false;
 };
 
 // One placement per node, in graph order. Host-produced values are the graph
 // inputs and CPU results; im2col needs a host-produced input.
-std::vector<Placement> Partition(const ir::Graph& g, const HwConfig& cfg, const PartitionOptions& opts = {});
+StatusOr<std::vector<Placement>> Partition(const ir::Graph& g, const HwConfig& cfg, const PartitionOptions& opts = {});
 
 // Packed activation shape (N, C, H, W) of a value: rank 4 as is, rank 2 as
 // [N, C, 1, 1]; false for other ranks.

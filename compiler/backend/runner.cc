@@ -8,6 +8,7 @@
 #include "compiler/backend/tsr.pb.h"
 #include "compiler/exec/executor.h"
 #include "compiler/exec/kernel.h"
+#include "isa/isa.h"
 #include "runtime/runtime.h"
 
 namespace tessera::backend {
@@ -61,7 +62,9 @@ struct ModelRunner::Impl {
     ActShape shape;
   };
   std::map<std::string, DevValue> dev_values;
-  std::vector<std::unique_ptr<Executable>> exes;  // per step (null when not ACCEL)
+  std::vector<std::unique_ptr<Executable>> exes;  // per step (null when not ACCEL, or streamed)
+  std::vector<Recording> recs;                    // per step (ACCEL)
+  bool streaming = false;  // layer code loaded before each layer runs (small DRAMs)
   std::vector<exec::KernelFn> kernels;            // per step (CPU)
   std::vector<const ir::Node*> cpu_nodes;         // per step (CPU)
 
@@ -80,7 +83,38 @@ struct ModelRunner::Impl {
       TSR_ASSIGN_OR_RETURN(executor, exec::Executor::Create(*graph));
       return OkStatus();
     }
-    TSR_ASSIGN_OR_RETURN(std::unique_ptr<Device> dev, OpenDevice(target, cfg));
+    // Deserialize the layers, then size the device's code region: every
+    // layer's code resident if it fits next to the buffers, else room for the
+    // largest layer, whose code is then loaded before each run of it.
+    recs.resize(model->steps_size());
+    uint64_t code_all = 0, code_max = 0, data = 0;
+    for (int i = 0; i < model->steps_size(); ++i) {
+      const tsr::Step& st = model->steps(i);
+      if (st.kind() != tsr::Step::ACCEL) continue;
+      std::vector<uint8_t> bytes(st.recording().begin(), st.recording().end());
+      TSR_ASSIGN_OR_RETURN(recs[i], Recording::Deserialize(bytes, "layer '" + st.node() + "'"));
+      uint64_t code = 0;
+      for (const auto& piece : recs[i].pieces) code += (piece.size() * kInsnBytes + 63) / 64 * 64;
+      for (const auto& k : recs[i].kernels) code += (k->words.size() * kUopBytes + 63) / 64 * 64;
+      code_all += code;
+      code_max = std::max(code_max, code);
+    }
+    for (const tsr::DeviceBuffer& b : model->buffers()) data += (b.bytes() + 4095) / 4096 * 4096;
+    const uint64_t reserve = 64 << 10;  // guard pages and alignment slack
+    const uint64_t avail = cfg.dram_size_bytes > data + reserve ? cfg.dram_size_bytes - data - reserve : 0;
+    DeviceOptions dopts;
+    if (code_all + reserve <= avail) {
+      dopts.code_region_bytes = code_all + reserve;
+    } else if (code_max + reserve <= avail) {
+      dopts.code_region_bytes = avail & ~uint64_t{4095};
+      streaming = true;
+    } else {
+      return ResourceExhaustedError(
+          "the model does not fit the device's DRAM of {} bytes: {} bytes of buffers and {} bytes for the largest "
+          "layer's code (config '{}')",
+          cfg.dram_size_bytes, data, code_max, cfg.name);
+    }
+    TSR_ASSIGN_OR_RETURN(std::unique_ptr<Device> dev, OpenDevice(target, cfg, dopts));
     TSR_ASSIGN_OR_RETURN(rt, Runtime::Create(std::move(dev)));
     for (const tsr::DeviceBuffer& b : model->buffers()) {
       TSR_ASSIGN_OR_RETURN(Buffer buf, rt->Alloc(b.bytes(), b.name()));
@@ -98,15 +132,9 @@ struct ModelRunner::Impl {
     for (int i = 0; i < model->steps_size(); ++i) {
       const tsr::Step& st = model->steps(i);
       if (st.kind() == tsr::Step::ACCEL) {
-        std::vector<uint8_t> bytes(st.recording().begin(), st.recording().end());
-        TSR_ASSIGN_OR_RETURN(Recording rec, Recording::Deserialize(bytes, "layer '" + st.node() + "'"));
-        TSR_ASSIGN_OR_RETURN(Executable exe, rt->Load(rec));
-        for (int s = 0; s < st.slot_buffers_size(); ++s) {
-          auto it = buffers.find(st.slot_buffers(s));
-          if (it == buffers.end()) return DataLossError("layer '{}': unknown buffer '{}'", st.node(), st.slot_buffers(s));
-          TSR_RETURN_IF_ERROR(exe.Bind(s, it->second).WithContext("layer '" + st.node() + "'"));
-        }
-        exes[i] = std::make_unique<Executable>(std::move(exe));
+        for (const std::string& b : st.slot_buffers())
+          if (!buffers.count(b)) return DataLossError("layer '{}': unknown buffer '{}'", st.node(), b);
+        if (!streaming) TSR_RETURN_IF_ERROR(LoadLayer(i));
       } else if (st.kind() == tsr::Step::CPU) {
         const ir::Value* v = graph->FindValue(st.value());
         if (v == nullptr || v->producer() == nullptr)
@@ -117,6 +145,16 @@ struct ModelRunner::Impl {
         return DataLossError("compiled model: transfer of unknown device value '{}'", st.device_value());
       }
     }
+    return OkStatus();
+  }
+
+  // Loads step i's recording into device code memory and binds its buffers.
+  Status LoadLayer(int i) {
+    const tsr::Step& st = model->steps(i);
+    TSR_ASSIGN_OR_RETURN(Executable exe, rt->Load(recs[i]));
+    for (int s = 0; s < st.slot_buffers_size(); ++s)
+      TSR_RETURN_IF_ERROR(exe.Bind(s, buffers.at(st.slot_buffers(s))).WithContext("layer '" + st.node() + "'"));
+    exes[i] = std::make_unique<Executable>(std::move(exe));
     return OkStatus();
   }
 
@@ -171,6 +209,7 @@ struct ModelRunner::Impl {
           break;
         }
         case tsr::Step::ACCEL: {
+          if (!exes[i]) TSR_RETURN_IF_ERROR(LoadLayer(i));
           TSR_RETURN_IF_ERROR(exes[i]->Run(timeout_ms).WithContext("layer '" + st.node() + "'"));
           LayerProfile lp;
           lp.node = st.node(), lp.op = st.op(), lp.accel = true;
@@ -180,6 +219,7 @@ struct ModelRunner::Impl {
           p.device.Add(lp.counters);
           p.useful_macs += lp.useful_macs;
           p.layers.push_back(std::move(lp));
+          if (streaming) exes[i].reset();  // frees the layer's code for the next one
           break;
         }
         case tsr::Step::CPU: {

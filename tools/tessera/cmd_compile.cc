@@ -16,6 +16,7 @@ namespace {
 struct CompileOpts {
   std::string model, config, output;
   int64_t im2col_channels = 8;
+  bool cpu_fallback = false;
   CompileFlags flags;
 };
 
@@ -31,6 +32,7 @@ Status RunCompile(const CompileOpts& o) {
   const auto t1 = std::chrono::steady_clock::now();
   backend::BackendOptions bo;
   bo.partition.im2col_max_channels = o.im2col_channels;
+  bo.partition.cpu_fallback = o.cpu_fallback;
   std::string name = o.model.substr(o.model.find_last_of('/') + 1);
   bo.model_name = name.substr(0, name.find('.'));
   TSR_ASSIGN_OR_RETURN(std::unique_ptr<tsr::Model> m, backend::CompileGraph(*front.graph, cfg, bo));
@@ -65,6 +67,8 @@ void AddCompileCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--im2col-channels", o->im2col_channels,
                   "Gather patches on the host for first-layer convolutions with fewer input channels (0: never)")
       ->capture_default_str();
+  cmd->add_flag("--cpu-fallback", o->cpu_fallback,
+                "Run layers whose tiles do not fit the config on the CPU instead of failing");
   AddCompileFlags(cmd, &o->flags, true);
   cmd->callback([o, &exit_code] {
     Status s = RunCompile(*o);
