@@ -186,7 +186,7 @@ int64_t PredictPoolCycles(const HwConfig& cfg, const PoolCodegen& p) {
   const int64_t load = DmaLoadCycles(cfg, in_h, in_w * cfg.out_tile_bytes, 0);
   int64_t alu = 2 * th * tw * p.kh * p.kw + 2 * cfg.alu_pipeline_depth;
   if (!p.max) alu += 2 * (th * tw + cfg.alu_pipeline_depth) + 1;
-  return tiles * (load + alu) + DmaStoreCycles(cfg, th, tw * cfg.out_tile_bytes, th * tw);
+  return FetchStartupCycles(cfg) + tiles * (load + alu) + DmaStoreCycles(cfg, th, tw * cfg.out_tile_bytes, th * tw);
 }
 
 int64_t PredictAddCycles(const HwConfig& cfg, const AddCodegen& a) {
@@ -196,7 +196,8 @@ int64_t PredictAddCycles(const HwConfig& cfg, const AddCodegen& a) {
   const int64_t load = 2 * DmaLoadCycles(cfg, 1, n * cfg.out_tile_bytes, 0);
   const int64_t ops = (a.act_min == -a.act_max - 1) ? 5 : 6;
   const int64_t alu = (ops + 1) * n + 2 + ops * cfg.alu_pipeline_depth;
-  return tiles * (load + alu) + DmaStoreCycles(cfg, 1, n * cfg.out_tile_bytes, n);
+  return FetchStartupCycles(cfg) + DmaLoadCycles(cfg, 1, 2 * cfg.acc_tile_bytes, 0) + tiles * (load + alu) +
+         DmaStoreCycles(cfg, 1, n * cfg.out_tile_bytes, n);
 }
 
 }  // namespace tessera::backend

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "isa/config.h"
+#include "isa/isa.h"
 
 namespace tessera::backend {
 namespace {
@@ -75,6 +76,12 @@ int64_t DmaLoadCycles(const HwConfig& cfg, int64_t rows, int64_t row_bytes, int6
   const int64_t beats = rows * CeilDiv(row_bytes, cfg.dram_bytes_per_cycle);
   const int64_t data = rows > 0 && row_bytes > 0 ? cfg.dram_latency_cycles + beats : 0;
   return std::max<int64_t>(1, cfg.dma_setup_cycles + pad_entries + data);
+}
+
+int64_t FetchStartupCycles(const HwConfig& cfg) {
+  // The first block of up to 8 instructions: latency, its beats, one dispatch.
+  const int64_t block = std::min<int64_t>(8, cfg.fetch_buffer) * kInsnBytes;
+  return cfg.dram_latency_cycles + CeilDiv(block, cfg.dram_bytes_per_cycle) + 1;
 }
 
 int64_t DmaStoreCycles(const HwConfig& cfg, int64_t rows, int64_t row_bytes, int64_t entries) {
@@ -173,7 +180,7 @@ Status CheckConvTiling(const HwConfig& cfg, const ConvGeometry& g, const ConvBlo
         }
       }
     }
-  t->predicted_cycles = s_end_prev + 1;
+  t->predicted_cycles = s_end_prev + 1 + FetchStartupCycles(cfg);
   t->predicted_gemm_cycles = gemm_total;
   return OkStatus();
 }

@@ -76,5 +76,7 @@ StatusOr<ConvTiling> PlanConv(const HwConfig& cfg, const ConvGeometry& g);
 // Contract timings of single instructions, assuming the memory port is free.
 int64_t DmaLoadCycles(const HwConfig& cfg, int64_t rows, int64_t row_bytes, int64_t pad_entries);
 int64_t DmaStoreCycles(const HwConfig& cfg, int64_t rows, int64_t row_bytes, int64_t entries);
+// Cycles before the first instruction can start (the first fetch block).
+int64_t FetchStartupCycles(const HwConfig& cfg);
 
 }  // namespace tessera::backend

@@ -1,0 +1,98 @@
+// Helpers shared by the end-to-end model tests: compile a generated model for
+// a config and compare an engine's outputs with the int8 CPU reference.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/backend/compile.h"
+#include "compiler/backend/runner.h"
+#include "compiler/backend/tsr.pb.h"
+#include "compiler/exec/executor.h"
+#include "compiler/pipeline/npy_tensor.h"
+#include "compiler/pipeline/pipeline.h"
+
+namespace tessera::backend {
+
+inline const std::string kModels = TESSERA_MODELS_DIR;
+
+struct Compiled {
+  std::unique_ptr<ir::Graph> graph;  // the int8 graph (golden)
+  std::unique_ptr<tsr::Model> model;
+};
+
+inline Compiled CompileModel(const std::string& name, const HwConfig& cfg) {
+  const std::string dir = kModels + "/" + name;
+  auto calib = compiler::LoadNpyTensor(dir + "/calib.npy");
+  EXPECT_TRUE(calib.ok()) << calib.status().ToString();
+  compiler::CompileOptions co;
+  co.import.symbolic_dim_value = 1;
+  co.quantize = true;
+  co.calibration = &*calib;
+  auto front = compiler::Compile(dir + "/model.onnx", co);
+  EXPECT_TRUE(front.ok()) << front.status().ToString();
+  Compiled c;
+  c.graph = std::move(front->graph);
+  auto m = CompileGraph(*c.graph, cfg, BackendOptions{});
+  EXPECT_TRUE(m.ok()) << name << " on " << cfg.name << ": " << m.status().ToString();
+  if (m.ok()) c.model = std::move(*m);
+  return c;
+}
+
+// The first `count` inputs of `file` (split along dimension 0 into the model's batch).
+inline std::vector<ir::Tensor> Inputs(const std::string& file, const ir::TensorType& t, int count) {
+  auto x = compiler::LoadNpyTensor(file);
+  EXPECT_TRUE(x.ok()) << x.status().ToString();
+  std::vector<ir::Tensor> out;
+  const size_t bytes = ir::Tensor(t.dtype, t.shape).nbytes();
+  for (int i = 0; i < count && (i + 1) * bytes <= x->nbytes(); ++i) {
+    ir::Tensor piece(t.dtype, t.shape);
+    std::memcpy(piece.raw(), x->raw() + i * bytes, bytes);
+    out.push_back(std::move(piece));
+  }
+  return out;
+}
+
+// Runs `inputs` on `target` and on the golden executor; returns top-1 agreement with labels (if any).
+inline void ExpectBitExact(const Compiled& c, const std::string& target, const std::vector<ir::Tensor>& inputs,
+                    int64_t* accel_layers = nullptr) {
+  RunnerOptions ro;
+  ro.target = target;
+  auto runner = ModelRunner::Create(*c.model, ro);
+  ASSERT_TRUE(runner.ok()) << runner.status().ToString();
+  auto golden = exec::Executor::Create(*c.graph);
+  ASSERT_TRUE(golden.ok());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    RunProfile prof;
+    auto got = (*runner)->Run({inputs[i]}, &prof);
+    ASSERT_TRUE(got.ok()) << target << " input " << i << ": " << got.status().ToString();
+    auto want = (*golden)->Run({inputs[i]});
+    ASSERT_TRUE(want.ok());
+    ASSERT_EQ(got->size(), want->size());
+    for (size_t k = 0; k < got->size(); ++k)
+      ASSERT_TRUE((*got)[k].BytesEqual((*want)[k])) << c.model->name() << " on " << target << ": output " << k
+                                                     << " of input " << i << " differs from the int8 CPU reference";
+    if (accel_layers) {
+      *accel_layers = 0;
+      for (const LayerProfile& l : prof.layers) *accel_layers += l.accel;
+    }
+    if (target == "sim") {
+      EXPECT_GT(prof.device.cycles, 0);
+    }
+  }
+}
+
+// Test-name suffix for a config path: "configs/pynq-z1.json" -> "pynq_z1".
+inline std::string ConfigTestName(const std::string& path) {
+  std::string n = path.substr(path.rfind('/') + 1);
+  n = n.substr(0, n.find('.'));
+  for (char& ch : n)
+    if (ch == '-') ch = '_';
+  return n;
+}
+
+}  // namespace tessera::backend
