@@ -21,6 +21,8 @@
 
 namespace tessera {
 
+class TraceSink;
+
 enum class MemPool : uint8_t { kCode, kData };
 const char* MemPoolName(MemPool p);
 
@@ -30,6 +32,9 @@ struct DeviceOptions {
   uint64_t code_region_bytes = 0;
   // ref: check every cross-module scratchpad access for a missing token.
   bool check_races = true;
+  // sim: receives every run's instruction spans and queue counters on one
+  // continuous timeline (each run starts where the previous one ended).
+  TraceSink* trace = nullptr;
 };
 
 // A device allocation: physical address and size (rounded up to the pool's alignment).

@@ -7,7 +7,7 @@
 namespace tessera {
 namespace {
 
-const char* kTracks[] = {"fetch", "load", "compute", "store"};
+const char* kTracks[] = {"fetch", "load", "compute", "store", "layers"};
 
 std::string Escape(const std::string& s) {
   std::string o;
@@ -34,7 +34,7 @@ void ChromeTrace::Counter(const std::string& name, int64_t cycle, int64_t value)
 std::string ChromeTrace::ToJson() const {
   std::string s = "{\"traceEvents\":[\n";
   s += R"({"name":"process_name","ph":"M","pid":1,"args":{"name":"tessera accelerator"}})";
-  for (int t = 0; t < 4; ++t)
+  for (int t = 0; t < 5; ++t)
     s += fmt::format(",\n{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":{},\"args\":{{\"name\":\"{}\"}}}}", t,
                      kTracks[t]);
   for (const std::string& e : events_) s += ",\n" + e;

@@ -16,7 +16,7 @@ namespace tessera {
 class TraceSink {
  public:
   virtual ~TraceSink() = default;
-  // track: 0 fetch, 1 load, 2 compute, 3 store.
+  // track: 0 fetch, 1 load, 2 compute, 3 store, 4 layers (model runs).
   virtual void Span(int track, const std::string& name, int64_t start_cycle, int64_t end_cycle, int64_t index) = 0;
   virtual void Counter(const std::string& name, int64_t cycle, int64_t value) = 0;
 };

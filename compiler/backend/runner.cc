@@ -10,6 +10,7 @@
 #include "compiler/exec/kernel.h"
 #include "isa/isa.h"
 #include "runtime/runtime.h"
+#include "sim/trace.h"
 
 namespace tessera::backend {
 namespace {
@@ -52,6 +53,8 @@ struct ModelRunner::Impl {
   std::unique_ptr<ir::Graph> graph;
   std::string target;
   int64_t timeout_ms = -1;
+  TraceSink* trace = nullptr;
+  int64_t trace_cycles = 0;  // device time so far (the trace's timeline)
   // cpu target
   std::unique_ptr<exec::Executor> executor;
   // accelerator targets
@@ -79,6 +82,7 @@ struct ModelRunner::Impl {
     TSR_ASSIGN_OR_RETURN(graph, GraphFromProto(model->graph()));
     target = opts.target;
     timeout_ms = opts.timeout_ms;
+    trace = opts.trace;
     if (target == "cpu") {
       TSR_ASSIGN_OR_RETURN(executor, exec::Executor::Create(*graph));
       return OkStatus();
@@ -103,6 +107,7 @@ struct ModelRunner::Impl {
     const uint64_t reserve = 64 << 10;  // guard pages and alignment slack
     const uint64_t avail = cfg.dram_size_bytes > data + reserve ? cfg.dram_size_bytes - data - reserve : 0;
     DeviceOptions dopts;
+    dopts.trace = trace;
     if (code_all + reserve <= avail) {
       dopts.code_region_bytes = code_all + reserve;
     } else if (code_max + reserve <= avail) {
@@ -216,6 +221,10 @@ struct ModelRunner::Impl {
           lp.counters = exes[i]->counters();
           lp.useful_macs = st.useful_macs(), lp.predicted_cycles = st.predicted_cycles();
           lp.host_seconds = Now() - s0;
+          if (trace && lp.counters.cycles > 0) {
+            trace->Span(4, st.node() + " (" + st.op() + ")", trace_cycles, trace_cycles + lp.counters.cycles, i);
+            trace_cycles += lp.counters.cycles;
+          }
           p.device.Add(lp.counters);
           p.useful_macs += lp.useful_macs;
           p.layers.push_back(std::move(lp));

@@ -43,6 +43,13 @@ Status RunCompiledModel(const RunCompiledOpts& o) {
   TSR_ASSIGN_OR_RETURN(std::unique_ptr<tsr::Model> model, backend::LoadModelFile(o.model));
   backend::RunnerOptions ro;
   ro.target = o.target;
+  std::unique_ptr<ChromeTrace> trace;
+  if (!o.trace.empty() && o.target == "sim") {
+    auto cfg0 = ParseHwConfig(model->config_json(), o.model);
+    if (!cfg0.ok()) return cfg0.status();
+    trace = std::make_unique<ChromeTrace>(cfg0->clock_mhz);
+    ro.trace = trace.get();
+  }
   std::unique_ptr<HwConfig> device_cfg;
   if (!o.config.empty()) {
     TSR_ASSIGN_OR_RETURN(HwConfig c, LoadHwConfig(o.config));
@@ -177,16 +184,17 @@ Status RunCompiledModel(const RunCompiledOpts& o) {
     j["layers"] = ls;
     TSR_RETURN_IF_ERROR(WriteFile(o.stats_json, j.dump(2) + "\n"));
   }
-  if (!o.trace.empty()) {
-    // One span per layer: accelerator layers on the compute track at their
-    // simulated times (cycles at the config clock), host steps on the fetch track.
+  if (trace) {
+    TSR_RETURN_IF_ERROR(trace->Write(o.trace));
+  } else if (!o.trace.empty()) {
+    // Without timing (cpu, ref): one span per layer at host wall time.
     ChromeTrace trace(cfg.clock_mhz);
     int64_t t = 0;
     for (const LayerTotals& l : layers) {
       const backend::LayerProfile& p = l.p;
       const int64_t len = p.accel ? std::max<int64_t>(1, p.counters.cycles / l.runs)
                                   : std::max<int64_t>(1, static_cast<int64_t>(p.host_seconds / l.runs * cfg.clock_mhz * 1e6));
-      trace.Span(p.accel ? 2 : 0, p.node + " (" + p.op + ")", t, t + len, 0);
+      trace.Span(4, p.node + " (" + p.op + ")", t, t + len, 0);
       t += len;
     }
     TSR_RETURN_IF_ERROR(trace.Write(o.trace));
