@@ -43,6 +43,19 @@ Status Drain(Stream& s) {
   return s.Pop(Module::kStore, Module::kCompute);
 }
 
+// Window rows per chunk when one output's window does not fit (chunked path):
+// the chunk's rows x kw inputs plus the output entry fit a half.
+int64_t ChunkRows(const HwConfig& cfg, const PoolCodegen& p) {
+  return std::min(p.kh, (SplitAcc(cfg, 1).half - 1) / p.kw);
+}
+
+// The standard path keeps whole windows of a tile of outputs and one uop per
+// window element; it needs both to fit.
+bool StandardPath(const HwConfig& cfg, const PoolCodegen& p) {
+  int64_t tw = 0;
+  return p.kh * p.kw <= cfg.uop_entries / 4 && PoolRows(cfg, p, &tw) >= 1;
+}
+
 }  // namespace
 
 Status CheckPool(const HwConfig& cfg, const PoolCodegen& p) {
@@ -50,18 +63,92 @@ Status CheckPool(const HwConfig& cfg, const PoolCodegen& p) {
   const int64_t pr = std::max<int64_t>(0, (p.ow - 1) * p.sw + p.kw - p.pl - p.iw);
   if (p.pt > 15 || p.pl > 15 || pb > 15 || pr > 15)
     return UnimplementedError("{}: pool padding above 15 does not fit the DMA padding fields", p.name);
-  if (p.kh * p.kw > cfg.uop_entries / 4)
-    return ResourceExhaustedError("{}: a {}x{} window needs more uops than the uop scratchpad holds", p.name, p.kh,
-                                  p.kw);
-  int64_t tw = 0;
-  if (PoolRows(cfg, p, &tw) < 1)
-    return ResourceExhaustedError("{}: one {}x{} window does not fit half of the accumulator ({} entries)", p.name,
-                                  p.kh, p.kw, SplitAcc(cfg, 1).half);
+  if (!StandardPath(cfg, p) && ChunkRows(cfg, p) < 1)
+    return ResourceExhaustedError("{}: one {}-wide window row does not fit half of the accumulator ({} entries)",
+                                  p.name, p.kw, SplitAcc(cfg, 1).half);
   return OkStatus();
 }
 
+namespace {
+
+// One output per tile; the window's rows arrive in chunks that fit, and each
+// chunk is folded into the output with a single-uop loop nest over its rows
+// and columns. Average pools start from zero (ALU reset) and ADD every
+// element; max pools start from the window's first element and MAX every
+// element (MAX is idempotent).
+Status EmitChunkedPool(Stream& s, const HwConfig& cfg, const PoolCodegen& p) {
+  const AccSplit acc = SplitAcc(cfg, 1);
+  const int64_t kr = ChunkRows(cfg, p);
+  const int64_t nb = CeilDiv(p.n, cfg.batch), cb = CeilDiv(p.c, cfg.block_in);
+  const int64_t total = nb * cb * p.oh * p.ow;
+  KernelCache kernels;
+  if (!p.max) TSR_RETURN_IF_ERROR(s.Load(MemType::kAcc, 0, p.params, 0, Dma2D{1, 1}));
+  int64_t t = 0;
+  for (int64_t n = 0; n < nb; ++n)
+    for (int64_t c = 0; c < cb; ++c)
+      for (int64_t oh = 0; oh < p.oh; ++oh)
+        for (int64_t ow = 0; ow < p.ow; ++ow, ++t) {
+          const int half = static_cast<int>(t % 2);
+          const int64_t out = acc.base[half], in = acc.base[half] + 1;
+          if (t >= 2) TSR_RETURN_IF_ERROR(s.Pop(Module::kStore, Module::kCompute));
+          for (int64_t i0 = 0; i0 < p.kh; i0 += kr) {
+            const int64_t rows = std::min(kr, p.kh - i0);
+            const int64_t r0 = oh * p.sh - p.pt + i0, c0 = ow * p.sw - p.pl;
+            const int64_t vr0 = std::max<int64_t>(0, r0), vr1 = std::min(p.ih, r0 + rows);
+            const int64_t vc0 = std::max<int64_t>(0, c0), vc1 = std::min(p.iw, c0 + p.kw);
+            Dma2D d;
+            d.y_size = std::max<int64_t>(0, vr1 - vr0), d.x_size = std::max<int64_t>(0, vc1 - vc0);
+            d.x_stride = p.in.stride_h;
+            d.y_pad0 = vr0 - r0, d.y_pad1 = rows - d.y_size - d.y_pad0;
+            d.x_pad0 = vc0 - c0, d.x_pad1 = p.kw - d.x_size - d.x_pad0;
+            if (d.y_size == 0 || d.x_size == 0)
+              d.y_size = d.x_size = 0, d.y_pad0 = rows, d.y_pad1 = 0, d.x_pad0 = p.kw, d.x_pad1 = 0;
+            d.pad_value = p.max ? -128 : 0;
+            const int64_t elem =
+                p.in.base + n * p.in.stride_n + c * p.in.stride_c + (d.y_size ? vr0 * p.in.stride_h + vc0 : 0);
+            TSR_RETURN_IF_ERROR(s.Load(MemType::kAcc8, in, p.in.slot, elem, d).WithContext(p.name));
+            auto kernel = [&](const char* what, int64_t outer, int64_t inner) {
+              return kernels.GetOrBuild(fmt::format("{} {} {} {}", what, outer, inner, half), [&]() -> StatusOr<Kernel> {
+                KernelBuilder kb(cfg, KernelKind::kAlu, p.name + " " + what);
+                kb.Outer(outer, 0, p.kw).Inner(inner, 0, 1).Uop(out, in);
+                return kb.Build();
+              });
+            };
+            if (i0 == 0) {
+              TSR_ASSIGN_OR_RETURN(Kernel first, kernel("first", 1, 1));
+              if (p.max) {
+                TSR_RETURN_IF_ERROR(s.AluVec(first, AluOp::kMov));
+              } else {
+                TSR_RETURN_IF_ERROR(s.Alu(first, AluOp::kMov, 0));
+              }
+            }
+            TSR_ASSIGN_OR_RETURN(Kernel fold, kernel("fold", rows, p.kw));
+            TSR_RETURN_IF_ERROR(s.AluVec(fold, p.max ? AluOp::kMax : AluOp::kAdd));
+          }
+          if (!p.max) {
+            auto scale = kernels.GetOrBuild(fmt::format("scale {}", half), [&]() -> StatusOr<Kernel> {
+              KernelBuilder kb(cfg, KernelKind::kAlu, p.name + " scale");
+              kb.Outer(1, 0, 0).Inner(1, 0, 0).Uop(out, 0);
+              return kb.Build();
+            });
+            TSR_RETURN_IF_ERROR(scale.status());
+            TSR_RETURN_IF_ERROR(s.AluVec(*scale, AluOp::kMulShr, p.shift));
+            TSR_RETURN_IF_ERROR(s.Alu(*scale, AluOp::kClip, 127));
+          }
+          TSR_RETURN_IF_ERROR(s.Push(Module::kCompute, Module::kStore));
+          TSR_RETURN_IF_ERROR(s.Pop(Module::kCompute, Module::kStore));
+          const int64_t oelem = p.out.base + n * p.out.stride_n + c * p.out.stride_c + oh * p.out.stride_h + ow;
+          TSR_RETURN_IF_ERROR(s.Store(out, p.out.slot, oelem, Dma2D{1, 1}).WithContext(p.name));
+          if (t + 2 < total) TSR_RETURN_IF_ERROR(s.Push(Module::kStore, Module::kCompute));
+        }
+  return Drain(s);
+}
+
+}  // namespace
+
 Status EmitPool(Stream& s, const HwConfig& cfg, const PoolCodegen& p) {
   TSR_RETURN_IF_ERROR(CheckPool(cfg, p));
+  if (!StandardPath(cfg, p)) return EmitChunkedPool(s, cfg, p);
   const AccSplit acc = SplitAcc(cfg, 1);
   int64_t tw_max = 0;
   const int64_t th_max = PoolRows(cfg, p, &tw_max);
@@ -179,7 +266,13 @@ Status EmitAdd(Stream& s, const HwConfig& cfg, const AddCodegen& a) {
 int64_t PredictPoolCycles(const HwConfig& cfg, const PoolCodegen& p) {
   int64_t tw = 0;
   const int64_t th = PoolRows(cfg, p, &tw);
-  if (th < 1) return 0;
+  if (!StandardPath(cfg, p)) {
+    const int64_t kr = std::max<int64_t>(1, ChunkRows(cfg, p)), chunks = CeilDiv(p.kh, kr);
+    const int64_t outputs = CeilDiv(p.n, cfg.batch) * CeilDiv(p.c, cfg.block_in) * p.oh * p.ow;
+    const int64_t per = chunks * (DmaLoadCycles(cfg, kr, p.kw * cfg.out_tile_bytes, 0) + cfg.alu_pipeline_depth) +
+                        2 * p.kh * p.kw + 2 * cfg.alu_pipeline_depth + (p.max ? 0 : 2 * cfg.alu_pipeline_depth + 2);
+    return FetchStartupCycles(cfg) + outputs * per + DmaStoreCycles(cfg, 1, cfg.out_tile_bytes, 1);
+  }
   const int64_t planes = CeilDiv(p.n, cfg.batch) * CeilDiv(p.c, cfg.block_in);
   const int64_t tiles = planes * CeilDiv(p.oh, th) * CeilDiv(p.ow, tw);
   const int64_t in_h = (th - 1) * p.sh + p.kh, in_w = (tw - 1) * p.sw + p.kw;
