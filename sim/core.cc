@@ -36,6 +36,16 @@ Scratchpads::Scratchpads(const HwConfig& c)
       acc(static_cast<size_t>(c.acc_entries) * acc_stride),
       uop(static_cast<size_t>(c.uop_entries)) {}
 
+Status CheckFinishPlacement(const HwConfig& cfg, const Instruction& in, int64_t index, int64_t count) {
+  const bool last = index == count - 1;
+  if (in.op() == Opcode::kFinish && !last)
+    return InvalidArgumentError("instruction {}: FINISH before the end of the stream ({} instructions)", index, count);
+  if (last && in.op() != Opcode::kFinish)
+    return InvalidArgumentError("instruction {} ({}): the stream must end with FINISH", index,
+                                FormatInstruction(cfg, in));
+  return OkStatus();
+}
+
 Core::Core(const HwConfig& cfg, Dram* dram) : cfg_(cfg), dram_(dram), sp_(cfg) {}
 
 Status Core::Error(int64_t index, const Instruction& in, const std::string& msg) const {

@@ -30,6 +30,10 @@ struct Scratchpads {
   std::vector<uint32_t> uop;
 };
 
+// The stream rule every engine enforces at decode: the last instruction of a
+// `count`-instruction stream is its only FINISH.
+Status CheckFinishPlacement(const HwConfig& cfg, const Instruction& in, int64_t index, int64_t count);
+
 // Index triple of one GEMM/ALU loop iteration (after adding loop factors).
 struct LoopIndex {
   int64_t dst, src, wgt;

@@ -255,12 +255,7 @@ class Engine {
     dram_->ReadUnchecked(a, word, kInsnBytes);
     auto in = Decode(cfg_, LoadWord(word));
     if (!in.ok()) return in.status().WithContext(fmt::format("instruction {} at DRAM 0x{:x}", idx, a));
-    const bool last = idx == count_ - 1;
-    if (in->op() == Opcode::kFinish && !last)
-      return InvalidArgumentError("instruction {}: FINISH before the end of the stream ({} instructions)", idx, count_);
-    if (last && in->op() != Opcode::kFinish)
-      return InvalidArgumentError("instruction {} ({}): the stream must end with FINISH", idx,
-                                  FormatInstruction(cfg_, *in));
+    TSR_RETURN_IF_ERROR(CheckFinishPlacement(cfg_, *in, idx, count_));
     stream_.push_back(*in);
     stats_.exec.insn_fetch_bytes += kInsnBytes;
     return OkStatus();

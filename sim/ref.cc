@@ -38,12 +38,7 @@ struct Scheduler {
     if (!rd.ok()) return rd.WithContext(fmt::format("fetching instruction {}", fetched));
     auto in = Decode(cfg, LoadWord(word));
     if (!in.ok()) return in.status().WithContext(fmt::format("instruction {} at DRAM 0x{:x}", fetched, addr));
-    const bool last = fetched == count - 1;
-    if (in->op() == Opcode::kFinish && !last)
-      return InvalidArgumentError("instruction {}: FINISH before the end of the stream ({} instructions)", fetched, count);
-    if (last && in->op() != Opcode::kFinish)
-      return InvalidArgumentError("instruction {} ({}): the stream must end with FINISH", fetched,
-                                  FormatInstruction(cfg, *in));
+    TSR_RETURN_IF_ERROR(CheckFinishPlacement(cfg, *in, fetched, count));
     auto& q = queue[static_cast<int>(ModuleOf(*in))];
     if (static_cast<int64_t>(q.size()) >= cfg.command_queue_depth) return false;
     stream.push_back(*in);

@@ -93,19 +93,10 @@ Status EmitChunkedPool(Stream& s, const HwConfig& cfg, const PoolCodegen& p) {
           if (t >= 2) TSR_RETURN_IF_ERROR(s.Pop(Module::kStore, Module::kCompute));
           for (int64_t i0 = 0; i0 < p.kh; i0 += kr) {
             const int64_t rows = std::min(kr, p.kh - i0);
-            const int64_t r0 = oh * p.sh - p.pt + i0, c0 = ow * p.sw - p.pl;
-            const int64_t vr0 = std::max<int64_t>(0, r0), vr1 = std::min(p.ih, r0 + rows);
-            const int64_t vc0 = std::max<int64_t>(0, c0), vc1 = std::min(p.iw, c0 + p.kw);
-            Dma2D d;
-            d.y_size = std::max<int64_t>(0, vr1 - vr0), d.x_size = std::max<int64_t>(0, vc1 - vc0);
-            d.x_stride = p.in.stride_h;
-            d.y_pad0 = vr0 - r0, d.y_pad1 = rows - d.y_size - d.y_pad0;
-            d.x_pad0 = vc0 - c0, d.x_pad1 = p.kw - d.x_size - d.x_pad0;
-            if (d.y_size == 0 || d.x_size == 0)
-              d.y_size = d.x_size = 0, d.y_pad0 = rows, d.y_pad1 = 0, d.x_pad0 = p.kw, d.x_pad1 = 0;
-            d.pad_value = p.max ? -128 : 0;
-            const int64_t elem =
-                p.in.base + n * p.in.stride_n + c * p.in.stride_c + (d.y_size ? vr0 * p.in.stride_h + vc0 : 0);
+            int64_t offset = 0;
+            const Dma2D d = WindowDma(oh * p.sh - p.pt + i0, ow * p.sw - p.pl, rows, p.kw, p.ih, p.iw, p.in.stride_h,
+                                      p.max ? -128 : 0, &offset);
+            const int64_t elem = p.in.base + n * p.in.stride_n + c * p.in.stride_c + offset;
             TSR_RETURN_IF_ERROR(s.Load(MemType::kAcc8, in, p.in.slot, elem, d).WithContext(p.name));
             auto kernel = [&](const char* what, int64_t outer, int64_t inner) {
               return kernels.GetOrBuild(fmt::format("{} {} {} {}", what, outer, inner, half), [&]() -> StatusOr<Kernel> {
@@ -167,22 +158,12 @@ Status EmitPool(Stream& s, const HwConfig& cfg, const PoolCodegen& p) {
           const int64_t ow0 = wt * tw_max, tw = std::min(tw_max, p.ow - ow0);
           const int64_t in_h = (th - 1) * p.sh + p.kh, in_w = (tw - 1) * p.sw + p.kw;
           const int64_t in_base = acc.base[half], out_base = acc.base[half] + in_h * in_w;
-          // Window of input rows/cols; the parts outside the image are padding.
-          const int64_t r0 = oh0 * p.sh - p.pt, c0 = ow0 * p.sw - p.pl;
-          const int64_t vr0 = std::max<int64_t>(0, r0), vr1 = std::min(p.ih, r0 + in_h);
-          const int64_t vc0 = std::max<int64_t>(0, c0), vc1 = std::min(p.iw, c0 + in_w);
-          Dma2D d;
-          d.y_size = std::max<int64_t>(0, vr1 - vr0);
-          d.x_size = std::max<int64_t>(0, vc1 - vc0);
-          d.x_stride = p.in.stride_h;
-          d.y_pad0 = vr0 - r0, d.y_pad1 = in_h - d.y_size - d.y_pad0;
-          d.x_pad0 = vc0 - c0, d.x_pad1 = in_w - d.x_size - d.x_pad0;
-          if (d.y_size == 0 || d.x_size == 0)
-            d.y_size = d.x_size = 0, d.y_pad0 = in_h, d.y_pad1 = 0, d.x_pad0 = in_w, d.x_pad1 = 0;
-          d.pad_value = p.max ? -128 : 0;
+          // The input window; the parts outside the image are padding.
+          int64_t offset = 0;
+          const Dma2D d = WindowDma(oh0 * p.sh - p.pt, ow0 * p.sw - p.pl, in_h, in_w, p.ih, p.iw, p.in.stride_h,
+                                    p.max ? -128 : 0, &offset);
           if (t >= 2) TSR_RETURN_IF_ERROR(s.Pop(Module::kStore, Module::kCompute));
-          const int64_t elem =
-              p.in.base + n * p.in.stride_n + c * p.in.stride_c + (d.y_size ? vr0 * p.in.stride_h + vc0 : 0);
+          const int64_t elem = p.in.base + n * p.in.stride_n + c * p.in.stride_c + offset;
           TSR_RETURN_IF_ERROR(s.Load(MemType::kAcc8, in_base, p.in.slot, elem, d).WithContext(p.name));
           // First window element (MOV), then the rest (MAX or ADD).
           for (int pass = 0; pass < 2; ++pass) {

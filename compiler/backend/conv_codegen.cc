@@ -73,26 +73,12 @@ class ConvEmitter {
 
   Status LoadStage(const Tile& x, int64_t tile) {
     if (tile >= 2) TSR_RETURN_IF_ERROR(s_.Pop(Module::kCompute, Module::kLoad));
-    // Input window rows [r0, r0 + in_h) and columns [c0, c0 + in_w); the parts
-    // outside the image are the conv padding, written by the DMA.
-    const int64_t r0 = x.oh0 * g_.sh - g_.pt, c0 = x.ow0 * g_.sw - g_.pl;
-    const int64_t vr0 = std::max<int64_t>(0, r0), vr1 = std::min(g_.ih, r0 + x.in_h);
-    const int64_t vc0 = std::max<int64_t>(0, c0), vc1 = std::min(g_.iw, c0 + x.in_w);
-    Dma2D d;
-    d.y_size = std::max<int64_t>(0, vr1 - vr0);
-    d.x_size = std::max<int64_t>(0, vc1 - vc0);
-    d.x_stride = c_.in.stride_h;
-    d.y_pad0 = vr0 - r0;
-    d.y_pad1 = x.in_h - d.y_size - d.y_pad0;
-    d.x_pad0 = vc0 - c0;
-    d.x_pad1 = x.in_w - d.x_size - d.x_pad0;
-    if (d.y_size == 0 || d.x_size == 0) {  // the window misses the image: all padding
-      d.y_size = d.x_size = 0;
-      d.y_pad0 = x.in_h, d.y_pad1 = 0, d.x_pad0 = x.in_w, d.x_pad1 = 0;
-    }
+    // The input window; the parts outside the image are the conv padding.
+    int64_t offset = 0;
+    const Dma2D d = WindowDma(x.oh0 * g_.sh - g_.pt, x.ow0 * g_.sw - g_.pl, x.in_h, x.in_w, g_.ih, g_.iw,
+                              c_.in.stride_h, 0, &offset);
     for (int64_t l = 0; l < InBlocks(x); ++l) {
-      const int64_t elem = c_.in.base + x.n * c_.in.stride_n + InputBlock(x, l) * c_.in.stride_c +
-                           (d.y_size ? vr0 * c_.in.stride_h + vc0 : 0);
+      const int64_t elem = c_.in.base + x.n * c_.in.stride_n + InputBlock(x, l) * c_.in.stride_c + offset;
       TSR_RETURN_IF_ERROR(
           s_.Load(MemType::kInp, inp_base_[x.slot] + l * x.in_h * x.in_w, c_.in.slot, elem, d).WithContext(c_.name));
     }
@@ -201,6 +187,26 @@ ActView NchwView(Slot slot, int64_t c_blocks, int64_t h, int64_t w) {
   v.stride_c = h * w;
   v.stride_n = c_blocks * h * w;
   return v;
+}
+
+Dma2D WindowDma(int64_t r0, int64_t c0, int64_t rows, int64_t cols, int64_t h, int64_t w, int64_t row_pitch,
+                int64_t pad_value, int64_t* offset) {
+  const int64_t vr0 = std::max<int64_t>(0, r0), vr1 = std::min(h, r0 + rows);
+  const int64_t vc0 = std::max<int64_t>(0, c0), vc1 = std::min(w, c0 + cols);
+  Dma2D d;
+  d.x_stride = row_pitch;
+  d.pad_value = pad_value;
+  *offset = 0;
+  if (vr1 <= vr0 || vc1 <= vc0) {  // the window misses the plane: all padding
+    d.y_size = d.x_size = 0;
+    d.y_pad0 = rows, d.y_pad1 = 0, d.x_pad0 = cols, d.x_pad1 = 0;
+    return d;
+  }
+  d.y_size = vr1 - vr0, d.x_size = vc1 - vc0;
+  d.y_pad0 = vr0 - r0, d.y_pad1 = rows - d.y_size - d.y_pad0;
+  d.x_pad0 = vc0 - c0, d.x_pad1 = cols - d.x_size - d.x_pad0;
+  *offset = vr0 * row_pitch + vc0;
+  return d;
 }
 
 Status EmitConv(Stream& s, const HwConfig& cfg, const ConvCodegen& c) { return ConvEmitter(s, cfg, c).Emit(); }

@@ -30,6 +30,13 @@ struct ActView {
 // The standard [N/B][C/BLK][H][W] view of an activation.
 ActView NchwView(Slot slot, int64_t c_blocks, int64_t h, int64_t w);
 
+// A window of `rows` x `cols` elements whose top-left corner is (r0, c0) in an
+// h x w plane, possibly partly outside it: the DMA of its inside part with the
+// outside as padding (all padding when it misses the plane). `*offset` is the
+// element offset of the first inside element relative to the plane's (0, 0).
+Dma2D WindowDma(int64_t r0, int64_t c0, int64_t rows, int64_t cols, int64_t h, int64_t w, int64_t row_pitch,
+                int64_t pad_value, int64_t* offset);
+
 struct ConvCodegen {
   std::string name;
   ConvGeometry geo;
