@@ -24,14 +24,20 @@ echo "-- run the test split (450 images) on the cycle-accurate simulator"
 "$T" run "$OUT/digits.tsr" --target sim --input "$M/test_x.npy" --output "$OUT/probs_sim.npy" \
   --stats-json "$OUT/stats.json" --trace "$OUT/trace.json" | cut -c1-150
 echo
-echo "-- fp32 on the CPU reference executor, for comparison"
+echo "-- the same artifact on the int8 CPU reference (golden model), and fp32 on the CPU, for comparison"
+"$T" run "$OUT/digits.tsr" --target cpu --input "$M/test_x.npy" --output "$OUT/probs_golden.npy" >/dev/null
 "$T" run "$M/model.onnx" --target cpu --input "$M/test_x.npy" --output "$OUT/probs_fp32.npy" >/dev/null
 "$PY" - "$OUT" "$M" <<'PYEOF'
 import json, sys
 import numpy as np
 out, m = sys.argv[1], sys.argv[2]
 labels = np.load(f"{m}/test_y.npy")
-int8 = (np.load(f"{out}/probs_sim.npy").argmax(1) == labels).mean()
+sim, golden = np.load(f"{out}/probs_sim.npy"), np.load(f"{out}/probs_golden.npy")
+same = int(sum(np.array_equal(a, b) for a, b in zip(sim, golden)))
+print(f"verified: {same}/{len(sim)} outputs of the simulated accelerator are bit-identical to the int8 CPU reference")
+if same != len(sim):
+    sys.exit("demo FAILED: the accelerator and the reference disagree")
+int8 = (sim.argmax(1) == labels).mean()
 fp32 = (np.load(f"{out}/probs_fp32.npy").argmax(1) == labels).mean()
 s = json.load(open(f"{out}/stats.json"))
 n = s["batches"]
