@@ -33,6 +33,7 @@ class ChromeTrace : public TraceSink {
  private:
   double clock_mhz_;
   std::vector<std::string> events_;
+  bool used_[5] = {true, true, true, true, false};  // module tracks always named; "layers" when used
 };
 
 }  // namespace tessera
