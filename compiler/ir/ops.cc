@@ -81,6 +81,14 @@ Status ExpectDType(const Node& n, int i, DType t) {
 
 Status ExpectFloat(const Node& n, int i) { return ExpectDType(n, i, DType::kF32); }
 
+Status ExpectFloatOperands(const Node& n) {
+  for (int i = 0; i < n.num_inputs(); ++i) {
+    TSR_RETURN_IF_ERROR(ExpectFloat(n, i));
+    TSR_RETURN_IF_ERROR(ExpectUnquantized(n, i));
+  }
+  return OkStatus();
+}
+
 Status ExpectUnquantized(const Node& n, int i) {
   if (In(n, i).quant) return NodeError(n, "{} must not be quantized", Operand(n, i));
   return OkStatus();

@@ -16,10 +16,7 @@ Status CheckAct(const Node& n) {
 }
 
 Status InferConv(const Node& n, std::vector<TensorType>* out) {
-  for (int i = 0; i < n.num_inputs(); ++i) {
-    TSR_RETURN_IF_ERROR(ExpectFloat(n, i));
-    TSR_RETURN_IF_ERROR(ExpectUnquantized(n, i));
-  }
+  TSR_RETURN_IF_ERROR(ExpectFloatOperands(n));
   Shape o;
   TSR_RETURN_IF_ERROR(ConvShape(n, &o));
   TSR_RETURN_IF_ERROR(CheckAct(n));
@@ -28,10 +25,7 @@ Status InferConv(const Node& n, std::vector<TensorType>* out) {
 }
 
 Status InferConvTranspose(const Node& n, std::vector<TensorType>* out) {
-  for (int i = 0; i < n.num_inputs(); ++i) {
-    TSR_RETURN_IF_ERROR(ExpectFloat(n, i));
-    TSR_RETURN_IF_ERROR(ExpectUnquantized(n, i));
-  }
+  TSR_RETURN_IF_ERROR(ExpectFloatOperands(n));
   TSR_RETURN_IF_ERROR(ExpectRank(n, 0, 4));
   TSR_RETURN_IF_ERROR(ExpectRank(n, 1, 4));
   const Shape& x = In(n, 0).shape;
@@ -60,10 +54,7 @@ Status InferConvTranspose(const Node& n, std::vector<TensorType>* out) {
 }
 
 Status InferGemm(const Node& n, std::vector<TensorType>* out) {
-  for (int i = 0; i < n.num_inputs(); ++i) {
-    TSR_RETURN_IF_ERROR(ExpectFloat(n, i));
-    TSR_RETURN_IF_ERROR(ExpectUnquantized(n, i));
-  }
+  TSR_RETURN_IF_ERROR(ExpectFloatOperands(n));
   TSR_RETURN_IF_ERROR(ExpectRank(n, 0, 2));
   TSR_RETURN_IF_ERROR(ExpectRank(n, 1, 2));
   const Shape& a = In(n, 0).shape;
@@ -84,10 +75,7 @@ Status InferGemm(const Node& n, std::vector<TensorType>* out) {
 }
 
 Status InferMatMul(const Node& n, std::vector<TensorType>* out) {
-  for (int i = 0; i < n.num_inputs(); ++i) {
-    TSR_RETURN_IF_ERROR(ExpectFloat(n, i));
-    TSR_RETURN_IF_ERROR(ExpectUnquantized(n, i));
-  }
+  TSR_RETURN_IF_ERROR(ExpectFloatOperands(n));
   Shape o;
   TSR_RETURN_IF_ERROR(MatMulShape(n, In(n, 0).shape, In(n, 1).shape, &o));
   if (n.num_inputs() > 2) {
