@@ -107,11 +107,13 @@ Status ReadConvAttrs(ImportContext& ctx, const onnx::NodeProto& n, AttrReader& a
 using Converter = Status (*)(ImportContext& ctx, const onnx::NodeProto& n);
 // Runs a 2-D converter on a 1-D node (input [N,C,L]) lifted to [N,C,1,L].
 Status ConvertLifted1D(ImportContext& ctx, const onnx::NodeProto& n, Converter convert2d);
-Converter FindNnConverter(const std::string& op_type);
-Converter FindTensorConverter(const std::string& op_type);
-Converter FindQuantConverter(const std::string& op_type);
-std::vector<std::string> NnOpTypes();
-std::vector<std::string> TensorOpTypes();
-std::vector<std::string> QuantOpTypes();
+// Each converter file's table, one row per ONNX op type it handles.
+struct ConverterEntry {
+  const char* type;
+  Converter fn;
+};
+std::vector<ConverterEntry> NnConverters();
+std::vector<ConverterEntry> TensorConverters();
+std::vector<ConverterEntry> QuantConverters();
 
 }  // namespace tessera::frontend

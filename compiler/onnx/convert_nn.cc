@@ -3,6 +3,8 @@
 // ops are 2-D (NCHW); auto_pad is resolved into explicit pads.
 #include <cmath>
 
+#include <iterator>
+
 #include "compiler/onnx/context.h"
 
 namespace tessera::frontend {
@@ -227,11 +229,6 @@ Status ConvertBatchNorm(ImportContext& ctx, const onnx::NodeProto& n) {
   return ctx.Emit(n, "batch_norm", ins, a).status();
 }
 
-struct Entry {
-  const char* type;
-  Converter fn;
-};
-
 // 2-D converters also take 1-D nodes, lifted to a unit height.
 template <Converter convert2d>
 Status SpatialConverter(ImportContext& ctx, const onnx::NodeProto& n) {
@@ -240,7 +237,7 @@ Status SpatialConverter(ImportContext& ctx, const onnx::NodeProto& n) {
   return convert2d(ctx, n);
 }
 
-const Entry kEntries[] = {
+const ConverterEntry kEntries[] = {
     {"Conv", SpatialConverter<ConvertConv>},
     {"ConvTranspose", SpatialConverter<ConvertConvTranspose>},
     {"Gemm", ConvertGemm},
@@ -277,16 +274,6 @@ Status ReadConvAttrs(ImportContext& ctx, const onnx::NodeProto& n, AttrReader& a
   return OkStatus();
 }
 
-Converter FindNnConverter(const std::string& op_type) {
-  for (const Entry& e : kEntries)
-    if (op_type == e.type) return e.fn;
-  return nullptr;
-}
-
-std::vector<std::string> NnOpTypes() {
-  std::vector<std::string> v;
-  for (const Entry& e : kEntries) v.push_back(e.type);
-  return v;
-}
+std::vector<ConverterEntry> NnConverters() { return {std::begin(kEntries), std::end(kEntries)}; }
 
 }  // namespace tessera::frontend

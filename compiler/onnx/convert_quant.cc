@@ -4,6 +4,8 @@
 // are int8 with zero point 0 (weights symmetric, per-tensor or per output
 // channel) and the rescale fits a 32-bit multiplier; otherwise they keep ONNX
 // semantics as the CPU ops qlinear_conv / qlinear_matmul.
+#include <iterator>
+
 #include "compiler/onnx/context.h"
 #include "compiler/quant/fixed_point.h"
 
@@ -186,12 +188,7 @@ Status ConvertMatMulInteger(ImportContext& ctx, const onnx::NodeProto& n) {
   return ctx.Emit(n, "matmul_integer", {x, w}, a).status();
 }
 
-struct Entry {
-  const char* type;
-  Converter fn;
-};
-
-const Entry kEntries[] = {
+const ConverterEntry kEntries[] = {
     {"QuantizeLinear", ConvertQuantizeLinear}, {"DequantizeLinear", ConvertDequantizeLinear},
     {"QLinearConv", ConvertQLinearConv},       {"QLinearMatMul", ConvertQLinearMatMul},
     {"ConvInteger", ConvertConvInteger},       {"MatMulInteger", ConvertMatMulInteger},
@@ -199,16 +196,6 @@ const Entry kEntries[] = {
 
 }  // namespace
 
-Converter FindQuantConverter(const std::string& op_type) {
-  for (const Entry& e : kEntries)
-    if (op_type == e.type) return e.fn;
-  return nullptr;
-}
-
-std::vector<std::string> QuantOpTypes() {
-  std::vector<std::string> v;
-  for (const Entry& e : kEntries) v.push_back(e.type);
-  return v;
-}
+std::vector<ConverterEntry> QuantConverters() { return {std::begin(kEntries), std::end(kEntries)}; }
 
 }  // namespace tessera::frontend

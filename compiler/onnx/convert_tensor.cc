@@ -2,6 +2,8 @@
 // Transpose, Concat, Pad, Squeeze, Unsqueeze, Identity, Constant. Shape-like
 // operands (Reshape's shape, Pad's pads, axes) must be constants; the IR
 // stores them as resolved attributes.
+#include <iterator>
+
 #include "compiler/onnx/context.h"
 
 namespace tessera::frontend {
@@ -172,12 +174,7 @@ Status ConvertConstant(ImportContext& ctx, const onnx::NodeProto& n) {
   return OkStatus();
 }
 
-struct Entry {
-  const char* type;
-  Converter fn;
-};
-
-const Entry kEntries[] = {
+const ConverterEntry kEntries[] = {
     {"Flatten", ConvertFlatten},     {"Reshape", ConvertReshape},     {"Transpose", ConvertTranspose},
     {"Concat", ConvertConcat},       {"Pad", ConvertPad},             {"Squeeze", ConvertSqueezeLike},
     {"Unsqueeze", ConvertSqueezeLike}, {"Identity", ConvertIdentity}, {"Constant", ConvertConstant},
@@ -185,16 +182,6 @@ const Entry kEntries[] = {
 
 }  // namespace
 
-Converter FindTensorConverter(const std::string& op_type) {
-  for (const Entry& e : kEntries)
-    if (op_type == e.type) return e.fn;
-  return nullptr;
-}
-
-std::vector<std::string> TensorOpTypes() {
-  std::vector<std::string> v;
-  for (const Entry& e : kEntries) v.push_back(e.type);
-  return v;
-}
+std::vector<ConverterEntry> TensorConverters() { return {std::begin(kEntries), std::end(kEntries)}; }
 
 }  // namespace tessera::frontend

@@ -64,10 +64,20 @@ std::string OneLine(const char* what) {
   return out;
 }
 
+// All converter tables, concatenated once.
+const std::vector<ConverterEntry>& AllConverters() {
+  static const std::vector<ConverterEntry>* all = [] {
+    auto* v = new std::vector<ConverterEntry>(NnConverters());
+    for (const auto& t : {TensorConverters(), QuantConverters()}) v->insert(v->end(), t.begin(), t.end());
+    return v;
+  }();
+  return *all;
+}
+
 Converter FindConverter(const std::string& op) {
-  if (Converter c = FindNnConverter(op)) return c;
-  if (Converter c = FindTensorConverter(op)) return c;
-  return FindQuantConverter(op);
+  for (const ConverterEntry& e : AllConverters())
+    if (op == e.type) return e.fn;
+  return nullptr;
 }
 
 std::string RealPath(const std::string& p) {
@@ -241,8 +251,8 @@ StatusOr<std::unique_ptr<ir::Graph>> Build(onnx::ModelProto& model, const std::s
 }  // namespace
 
 std::vector<std::string> SupportedOnnxOps() {
-  std::vector<std::string> ops = NnOpTypes();
-  for (const auto& v : {TensorOpTypes(), QuantOpTypes()}) ops.insert(ops.end(), v.begin(), v.end());
+  std::vector<std::string> ops;
+  for (const ConverterEntry& e : AllConverters()) ops.push_back(e.type);
   return ops;
 }
 
