@@ -15,13 +15,18 @@ Status CheckAct(const Node& n) {
   return OkStatus();
 }
 
+// The f32 result of shape `o` of an op that may carry a fused clamp.
+Status ActivatedOutput(const Node& n, const Shape& o, std::vector<TensorType>* out) {
+  TSR_RETURN_IF_ERROR(CheckAct(n));
+  (*out)[0] = TensorType(DType::kF32, o);
+  return OkStatus();
+}
+
 Status InferConv(const Node& n, std::vector<TensorType>* out) {
   TSR_RETURN_IF_ERROR(ExpectFloatOperands(n));
   Shape o;
   TSR_RETURN_IF_ERROR(ConvShape(n, &o));
-  TSR_RETURN_IF_ERROR(CheckAct(n));
-  (*out)[0] = TensorType(DType::kF32, o);
-  return OkStatus();
+  return ActivatedOutput(n, o, out);
 }
 
 Status InferConvTranspose(const Node& n, std::vector<TensorType>* out) {
@@ -48,9 +53,7 @@ Status InferConvTranspose(const Node& n, std::vector<TensorType>* out) {
                win.pads[i + 2];
     if (o[2 + i] < 1) return NodeError(n, "output size {} along spatial axis {} is not positive", o[2 + i], i);
   }
-  TSR_RETURN_IF_ERROR(CheckAct(n));
-  (*out)[0] = TensorType(DType::kF32, o);
-  return OkStatus();
+  return ActivatedOutput(n, o, out);
 }
 
 Status InferGemm(const Node& n, std::vector<TensorType>* out) {
@@ -69,9 +72,7 @@ Status InferGemm(const Node& n, std::vector<TensorType>* out) {
     TSR_RETURN_IF_ERROR(Broadcast(n, o, In(n, 2).shape, &bc));
     if (bc != o) return NodeError(n, "bias {} does not broadcast to {}", Operand(n, 2), ShapeToString(o));
   }
-  TSR_RETURN_IF_ERROR(CheckAct(n));
-  (*out)[0] = TensorType(DType::kF32, o);
-  return OkStatus();
+  return ActivatedOutput(n, o, out);
 }
 
 Status InferMatMul(const Node& n, std::vector<TensorType>* out) {
@@ -83,9 +84,7 @@ Status InferMatMul(const Node& n, std::vector<TensorType>* out) {
     TSR_RETURN_IF_ERROR(Broadcast(n, o, In(n, 2).shape, &bc));
     if (bc != o) return NodeError(n, "bias {} does not broadcast to {}", Operand(n, 2), ShapeToString(o));
   }
-  TSR_RETURN_IF_ERROR(CheckAct(n));
-  (*out)[0] = TensorType(DType::kF32, o);
-  return OkStatus();
+  return ActivatedOutput(n, o, out);
 }
 
 // add/sub/mul/div: numpy broadcasting; both operands of one unquantized type.
