@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "isa/alu.h"
+#include "isa/base/check.h"
 
 namespace tessera::example {
 namespace {
@@ -86,32 +87,35 @@ StatusOr<MatmulPlan> PlanMatmul(const HwConfig& cfg, const MatmulShape& s, int s
   return p;
 }
 
-std::vector<int8_t> PackA(const HwConfig& cfg, const MatmulPlan& p, const std::vector<int8_t>& a) {
-  std::vector<int8_t> out(static_cast<size_t>(p.a_bytes), 0);
-  const int B = cfg.batch, K = cfg.block_in;
-  for (int64_t r = 0; r < p.mb; ++r)
-    for (int64_t kk = 0; kk < p.kb; ++kk)
-      for (int b = 0; b < B; ++b)
-        for (int i = 0; i < K; ++i) {
-          const int64_t row = r * B + b, col = kk * K + i;
-          if (row < p.shape.m && col < p.shape.k)
-            out[static_cast<size_t>(((r * p.kb + kk) * B + b) * K + i)] = a[static_cast<size_t>(row * p.shape.k + col)];
+namespace {
+
+// Tiles a rows x cols matrix (element (r, c) at src[r * rs + c * cs]) into
+// [row_tiles][col_tiles][tr][tc] blocks, zero-padding past the edges.
+std::vector<int8_t> PackTiles(const std::vector<int8_t>& src, int64_t rows, int64_t cols, int64_t rs, int64_t cs,
+                              int64_t row_tiles, int64_t col_tiles, int tr, int tc) {
+  std::vector<int8_t> out(static_cast<size_t>(row_tiles * col_tiles * tr * tc), 0);
+  for (int64_t bt = 0; bt < row_tiles; ++bt)
+    for (int64_t ct = 0; ct < col_tiles; ++ct)
+      for (int i = 0; i < tr; ++i)
+        for (int j = 0; j < tc; ++j) {
+          const int64_t r = bt * tr + i, c = ct * tc + j;
+          if (r < rows && c < cols)
+            out[static_cast<size_t>(((bt * col_tiles + ct) * tr + i) * tc + j)] = src[static_cast<size_t>(r * rs + c * cs)];
         }
   return out;
 }
 
+}  // namespace
+
+std::vector<int8_t> PackA(const HwConfig& cfg, const MatmulPlan& p, const std::vector<int8_t>& a) {
+  TSR_CHECK(p.a_bytes == p.mb * p.kb * cfg.batch * cfg.block_in);
+  return PackTiles(a, p.shape.m, p.shape.k, p.shape.k, 1, p.mb, p.kb, cfg.batch, cfg.block_in);
+}
+
+// B is k x n row-major; its tiles are stored transposed (output channel major).
 std::vector<int8_t> PackB(const HwConfig& cfg, const MatmulPlan& p, const std::vector<int8_t>& bm) {
-  std::vector<int8_t> out(static_cast<size_t>(p.b_bytes), 0);
-  const int O = cfg.block_out, K = cfg.block_in;
-  for (int64_t c = 0; c < p.nb; ++c)
-    for (int64_t kk = 0; kk < p.kb; ++kk)
-      for (int o = 0; o < O; ++o)
-        for (int i = 0; i < K; ++i) {
-          const int64_t n = c * O + o, k = kk * K + i;
-          if (n < p.shape.n && k < p.shape.k)
-            out[static_cast<size_t>(((c * p.kb + kk) * O + o) * K + i)] = bm[static_cast<size_t>(k * p.shape.n + n)];
-        }
-  return out;
+  TSR_CHECK(p.b_bytes == p.nb * p.kb * cfg.block_out * cfg.block_in);
+  return PackTiles(bm, p.shape.n, p.shape.k, 1, p.shape.n, p.nb, p.kb, cfg.block_out, cfg.block_in);
 }
 
 std::vector<int8_t> UnpackC(const HwConfig& cfg, const MatmulPlan& p, const std::vector<int8_t>& packed) {
