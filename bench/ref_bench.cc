@@ -5,35 +5,24 @@
 
 #include <vector>
 
-#include "isa/asm.h"
-#include "isa/config.h"
-#include "sim/dram.h"
+#include "bench/bench_program.h"
 #include "sim/gemm_kernel.h"
-#include "sim/loader.h"
 #include "sim/ref.h"
 
 namespace tessera {
 namespace {
 
-const std::string kSource = TESSERA_SOURCE_DIR;
-
 void BM_RefGemmHeavy(benchmark::State& state, const char* config, bool races) {
-  auto cfg = LoadHwConfig(kSource + "/configs/" + config + ".json");
-  auto prog = AssembleFile(*cfg, kSource + "/examples/programs/gemm_heavy.s");
-  if (!cfg.ok() || !prog.ok()) {
-    state.SkipWithError("cannot load config or program");
-    return;
-  }
+  const bench::BenchProgram b = bench::LoadBenchProgram("gemm_heavy", config);
   int64_t macs = 0;
   for (auto _ : state) {
     state.PauseTiming();
-    Dram dram(cfg->dram_size_bytes);
-    (void)LoadProgram(*cfg, *prog, &dram);
-    RefSim ref(*cfg, &dram);
+    auto dram = bench::FreshDram(b);
+    RefSim ref(b.cfg, dram.get());
     state.ResumeTiming();
     RefOptions opts;
     opts.check_races = races;
-    Status s = ref.Run(prog->text_addr, static_cast<int64_t>(prog->insns.size()), opts);
+    Status s = ref.Run(b.prog.text_addr, static_cast<int64_t>(b.prog.insns.size()), opts);
     if (!s.ok()) state.SkipWithError(s.ToString().c_str());
     macs += ref.stats().macs;
   }

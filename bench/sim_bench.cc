@@ -4,39 +4,20 @@
 // Run: build/bench/sim_bench (figures and command in docs/performance.md).
 #include <benchmark/benchmark.h>
 
-#include "isa/asm.h"
-#include "isa/config.h"
+#include "bench/bench_program.h"
 #include "sim/cycle_sim.h"
-#include "sim/dram.h"
-#include "sim/loader.h"
 #include "sim/ref.h"
 
 namespace tessera {
 namespace {
 
-const std::string kSource = TESSERA_SOURCE_DIR;
-
-struct Setup {
-  HwConfig cfg;
-  Program prog;
-};
-
-Setup Load(const char* program, const char* config) {
-  auto cfg = LoadHwConfig(kSource + "/configs/" + config + ".json");
-  TSR_CHECK(cfg.ok(), "{}", cfg.status().ToString());
-  auto prog = AssembleFile(*cfg, kSource + "/examples/programs/" + program + ".s");
-  TSR_CHECK(prog.ok(), "{}", prog.status().ToString());
-  return {*cfg, *prog};
-}
-
 void BM_Sim(benchmark::State& state, const char* program, const char* config, bool data) {
-  Setup s = Load(program, config);
+  const bench::BenchProgram s = bench::LoadBenchProgram(program, config);
   int64_t cycles = 0, macs = 0;
   for (auto _ : state) {
     state.PauseTiming();
-    Dram dram(s.cfg.dram_size_bytes);
-    (void)LoadProgram(s.cfg, s.prog, &dram);
-    CycleSim sim(s.cfg, &dram);
+    auto dram = bench::FreshDram(s);
+    CycleSim sim(s.cfg, dram.get());
     CycleOptions opts;
     opts.compute_data = data;
     state.ResumeTiming();
@@ -50,12 +31,11 @@ void BM_Sim(benchmark::State& state, const char* program, const char* config, bo
 }
 
 void BM_Ref(benchmark::State& state, const char* program, const char* config) {
-  Setup s = Load(program, config);
+  const bench::BenchProgram s = bench::LoadBenchProgram(program, config);
   for (auto _ : state) {
     state.PauseTiming();
-    Dram dram(s.cfg.dram_size_bytes);
-    (void)LoadProgram(s.cfg, s.prog, &dram);
-    RefSim ref(s.cfg, &dram);
+    auto dram = bench::FreshDram(s);
+    RefSim ref(s.cfg, dram.get());
     RefOptions opts;
     opts.check_races = false;
     state.ResumeTiming();
