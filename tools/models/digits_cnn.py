@@ -12,10 +12,9 @@ Usage: /usr/bin/python3 tools/models/digits_cnn.py --out DIR
 import argparse
 import os
 
-import numpy as np
 import torch
-from sklearn.datasets import load_digits
-from sklearn.model_selection import train_test_split
+
+import digits_common as common
 
 
 class DigitsCnn(torch.nn.Module):
@@ -44,39 +43,16 @@ def main():
     ap.add_argument("--epochs", type=int, default=40)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
-    os.makedirs(args.out, exist_ok=True)
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(1)
-    digits = load_digits()
-    x = (digits.images / 16.0).astype(np.float32)[:, None, :, :]
-    y = digits.target.astype(np.int64)
-    x_train, x_test, y_train, y_test = train_test_split(x, y, test_size=0.25, random_state=args.seed, stratify=y)
-    model = DigitsCnn()
-    opt = torch.optim.Adam(model.parameters(), lr=3e-3)
-    xt, yt = torch.from_numpy(x_train), torch.from_numpy(y_train)
-    g = torch.Generator().manual_seed(args.seed)
-    for _ in range(args.epochs):
-        model.train()
-        perm = torch.randperm(len(xt), generator=g)
-        for i in range(0, len(xt), 64):
-            idx = perm[i:i + 64]
-            opt.zero_grad()
-            probs = model(xt[idx])
-            loss = torch.nn.functional.nll_loss(torch.log(probs + 1e-9), yt[idx])
-            loss.backward()
-            opt.step()
-    model.eval()
-    with torch.no_grad():
-        acc = (model(torch.from_numpy(x_test)).argmax(1).numpy() == y_test).mean()
+    common.setup(args.out, args.seed)
+    x_train, x_test, y_train, y_test = common.split(args.seed, images=True)
+    model = common.train(DigitsCnn(), x_train, y_train, args.epochs, args.seed,
+                         lambda probs, y: torch.nn.functional.nll_loss(torch.log(probs + 1e-9), y))
+    acc = common.accuracy(model, x_test, y_test)
     torch.onnx.export(model, torch.from_numpy(x_test[:1]), os.path.join(args.out, "model.onnx"), opset_version=13,
                       input_names=["x"], output_names=["probs"],
                       dynamic_axes={"x": {0: "N"}, "probs": {0: "N"}},
                       training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=False)
-    np.save(os.path.join(args.out, "calib.npy"), x_train[:200])
-    np.save(os.path.join(args.out, "test_x.npy"), x_test)
-    np.save(os.path.join(args.out, "test_y.npy"), y_test)
-    with open(os.path.join(args.out, "torch_accuracy.txt"), "w") as f:
-        f.write(f"{acc:.6f}\n")
+    common.save_data(args.out, x_train, x_test, y_test, acc)
     print(f"digits CNN: torch fp32 test accuracy {acc:.4f} on {len(y_test)} images")
 
 

@@ -13,10 +13,9 @@ Usage: /usr/bin/python3 tools/models/digits_mlp.py --out DIR
 import argparse
 import os
 
-import numpy as np
 import torch
-from sklearn.datasets import load_digits
-from sklearn.model_selection import train_test_split
+
+import digits_common as common
 
 
 def main():
@@ -26,36 +25,15 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--batch", type=int, default=10)
     args = ap.parse_args()
-    os.makedirs(args.out, exist_ok=True)
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(1)
-    digits = load_digits()
-    x = (digits.data / 16.0).astype(np.float32)
-    y = digits.target.astype(np.int64)
-    x_train, x_test, y_train, y_test = train_test_split(x, y, test_size=0.25, random_state=args.seed, stratify=y)
+    common.setup(args.out, args.seed)
+    x_train, x_test, y_train, y_test = common.split(args.seed, images=False)
     model = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 64), torch.nn.ReLU(),
                                 torch.nn.Linear(64, 10))
-    opt = torch.optim.Adam(model.parameters(), lr=3e-3)
-    xt, yt = torch.from_numpy(x_train), torch.from_numpy(y_train)
-    g = torch.Generator().manual_seed(args.seed)
-    for _ in range(args.epochs):
-        perm = torch.randperm(len(xt), generator=g)
-        for i in range(0, len(xt), 64):
-            idx = perm[i:i + 64]
-            opt.zero_grad()
-            loss = torch.nn.functional.cross_entropy(model(xt[idx]), yt[idx])
-            loss.backward()
-            opt.step()
-    model.eval()
-    with torch.no_grad():
-        acc = (model(torch.from_numpy(x_test)).argmax(1).numpy() == y_test).mean()
+    model = common.train(model, x_train, y_train, args.epochs, args.seed, torch.nn.functional.cross_entropy)
+    acc = common.accuracy(model, x_test, y_test)
     torch.onnx.export(model, torch.from_numpy(x_test[:args.batch]), os.path.join(args.out, "model.onnx"),
                       opset_version=13, input_names=["x"], output_names=["logits"], do_constant_folding=False)
-    np.save(os.path.join(args.out, "calib.npy"), x_train[:200])
-    np.save(os.path.join(args.out, "test_x.npy"), x_test)
-    np.save(os.path.join(args.out, "test_y.npy"), y_test)
-    with open(os.path.join(args.out, "torch_accuracy.txt"), "w") as f:
-        f.write(f"{acc:.6f}\n")
+    common.save_data(args.out, x_train, x_test, y_test, acc)
     print(f"digits MLP: torch fp32 test accuracy {acc:.4f} on {len(y_test)} rows")
 
 
