@@ -26,6 +26,22 @@ StatusOr<ir::Value*> ImportContext::Input(const onnx::NodeProto& n, int i) {
   return v;
 }
 
+StatusOr<std::vector<ir::Value*>> ImportContext::Inputs(const onnx::NodeProto& n, int count) {
+  std::vector<ir::Value*> ins;
+  for (int i = 0; i < count; ++i) {
+    TSR_ASSIGN_OR_RETURN(ir::Value * v, Input(n, i));
+    ins.push_back(v);
+  }
+  return ins;
+}
+
+Status ImportContext::AppendOptionalInput(const onnx::NodeProto& n, int i, std::vector<ir::Value*>* ins) {
+  if (!HasInput(n, i)) return OkStatus();
+  TSR_ASSIGN_OR_RETURN(ir::Value * v, Input(n, i));
+  ins->push_back(v);
+  return OkStatus();
+}
+
 StatusOr<const ir::Tensor*> ImportContext::ConstInput(const onnx::NodeProto& n, int i, const char* what) {
   TSR_ASSIGN_OR_RETURN(ir::Value * v, Input(n, i));
   if (!v->is_constant())

@@ -36,6 +36,10 @@ class ImportContext {
 
   bool HasInput(const onnx::NodeProto& n, int i) const { return i < n.input_size() && !n.input(i).empty(); }
   StatusOr<ir::Value*> Input(const onnx::NodeProto& n, int i);
+  // Inputs 0..count-1, all required.
+  StatusOr<std::vector<ir::Value*>> Inputs(const onnx::NodeProto& n, int count);
+  // Appends input i to `ins` when the node has it (an optional input).
+  Status AppendOptionalInput(const onnx::NodeProto& n, int i, std::vector<ir::Value*>* ins);
   // Constant data of input i; `what` names the operand in the error.
   StatusOr<const ir::Tensor*> ConstInput(const onnx::NodeProto& n, int i, const char* what);
   // Integer values of a constant input (any integer type).

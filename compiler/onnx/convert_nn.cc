@@ -59,10 +59,7 @@ Status ConvertConv(ImportContext& ctx, const onnx::NodeProto& n) {
   TSR_RETURN_IF_ERROR(ReadConvAttrs(ctx, n, ar, x, w, &a));
   TSR_RETURN_IF_ERROR(ar.Finish());
   std::vector<ir::Value*> ins = {x, w};
-  if (ctx.HasInput(n, 2)) {
-    TSR_ASSIGN_OR_RETURN(ir::Value * b, ctx.Input(n, 2));
-    ins.push_back(b);
-  }
+  TSR_RETURN_IF_ERROR(ctx.AppendOptionalInput(n, 2, &ins));
   return ctx.Emit(n, "conv", ins, a).status();
 }
 
@@ -107,10 +104,7 @@ Status ConvertConvTranspose(ImportContext& ctx, const onnx::NodeProto& n) {
   a.Set("group", group);
   if (op != std::vector<int64_t>{0, 0}) a.Set("output_padding", op);
   std::vector<ir::Value*> ins = {x, w};
-  if (ctx.HasInput(n, 2)) {
-    TSR_ASSIGN_OR_RETURN(ir::Value * b, ctx.Input(n, 2));
-    ins.push_back(b);
-  }
+  TSR_RETURN_IF_ERROR(ctx.AppendOptionalInput(n, 2, &ins));
   return ctx.Emit(n, "conv_transpose", ins, a).status();
 }
 
@@ -124,12 +118,8 @@ Status ConvertGemm(ImportContext& ctx, const onnx::NodeProto& n) {
   if (beta != 1.f) a.Set("beta", beta);
   if (ta) a.Set("trans_a", int64_t{1});
   if (tb) a.Set("trans_b", int64_t{1});
-  std::vector<ir::Value*> ins;
-  for (int i = 0; i < 3; ++i) {
-    if (i == 2 && !ctx.HasInput(n, 2)) break;
-    TSR_ASSIGN_OR_RETURN(ir::Value * v, ctx.Input(n, i));
-    ins.push_back(v);
-  }
+  TSR_ASSIGN_OR_RETURN(std::vector<ir::Value*> ins, ctx.Inputs(n, 2));
+  TSR_RETURN_IF_ERROR(ctx.AppendOptionalInput(n, 2, &ins));
   return ctx.Emit(n, "gemm", ins, a).status();
 }
 
@@ -137,11 +127,7 @@ Status ConvertGemm(ImportContext& ctx, const onnx::NodeProto& n) {
 Status ConvertSimple(ImportContext& ctx, const onnx::NodeProto& n, const std::string& op, int inputs) {
   AttrReader ar(ctx, n);
   TSR_RETURN_IF_ERROR(ar.Finish());
-  std::vector<ir::Value*> ins;
-  for (int i = 0; i < inputs; ++i) {
-    TSR_ASSIGN_OR_RETURN(ir::Value * v, ctx.Input(n, i));
-    ins.push_back(v);
-  }
+  TSR_ASSIGN_OR_RETURN(std::vector<ir::Value*> ins, ctx.Inputs(n, inputs));
   return ctx.Emit(n, op, ins, {}).status();
 }
 
@@ -221,11 +207,7 @@ Status ConvertBatchNorm(ImportContext& ctx, const onnx::NodeProto& n) {
   ar.Ignore("momentum");  // only used in training
   if (ar.Int("training_mode", 0) != 0) return ctx.Unsupported(n, "attribute 'training_mode' = 1 is not supported");
   TSR_RETURN_IF_ERROR(ar.Finish());
-  std::vector<ir::Value*> ins;
-  for (int i = 0; i < 5; ++i) {
-    TSR_ASSIGN_OR_RETURN(ir::Value * v, ctx.Input(n, i));
-    ins.push_back(v);
-  }
+  TSR_ASSIGN_OR_RETURN(std::vector<ir::Value*> ins, ctx.Inputs(n, 5));
   return ctx.Emit(n, "batch_norm", ins, a).status();
 }
 

@@ -101,10 +101,7 @@ Status ConvertQLinearConv(ImportContext& ctx, const onnx::NodeProto& n) {
   TSR_ASSIGN_OR_RETURN(ir::Value * xq, ctx.WithQuant(n, x, xi.q));
   TSR_ASSIGN_OR_RETURN(ir::Value * wq, ctx.WithQuant(n, w, wi.q));
   std::vector<ir::Value*> ins = {xq, wq};
-  if (ctx.HasInput(n, 8)) {
-    TSR_ASSIGN_OR_RETURN(ir::Value * b, ctx.Input(n, 8));
-    ins.push_back(b);
-  }
+  TSR_RETURN_IF_ERROR(ctx.AppendOptionalInput(n, 8, &ins));
   const bool accel = SymmetricI8(xq) && SymmetricI8(wq) && yi.dtype == DType::kI8 && yi.q.symmetric();
   if (accel) {
     auto fp = Multipliers(xi.q, wi.q, yi.q, w->type().shape[0]);

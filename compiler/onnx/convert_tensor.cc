@@ -72,11 +72,7 @@ Status ConvertConcat(ImportContext& ctx, const onnx::NodeProto& n) {
   Attrs a;
   a.Set("axis", ar.Int("axis", 0));
   TSR_RETURN_IF_ERROR(ar.Finish());
-  std::vector<ir::Value*> ins;
-  for (int i = 0; i < n.input_size(); ++i) {
-    TSR_ASSIGN_OR_RETURN(ir::Value * v, ctx.Input(n, i));
-    ins.push_back(v);
-  }
+  TSR_ASSIGN_OR_RETURN(std::vector<ir::Value*> ins, ctx.Inputs(n, n.input_size()));
   if (ins.empty()) return ctx.Error(n, "needs at least one input");
   return ctx.Emit(n, "concat", ins, a).status();
 }
