@@ -76,6 +76,31 @@ namespace {
 // and columns. Average pools start from zero (ALU reset) and ADD every
 // element; max pools start from the window's first element and MAX every
 // element (MAX is idempotent).
+// The end of one pool tile of th x tw outputs at accumulator row `out`:
+// average pooling rescales them (multiply-shift, clip), store writes them to
+// element `oelem`, and hands the buffer half back unless no later tile uses it.
+// The rescale kernel is keyed by its rows, not the half: edge tiles with equal
+// output counts can sit at different rows.
+Status FinishPoolTile(Stream& s, const HwConfig& cfg, const PoolCodegen& p, KernelCache& kernels, int64_t out,
+                      int64_t th, int64_t tw, int64_t oelem, bool release) {
+  if (!p.max) {
+    auto scale = kernels.GetOrBuild(fmt::format("scale {} {}", out, th * tw), [&]() -> StatusOr<Kernel> {
+      KernelBuilder kb(cfg, KernelKind::kAlu, p.name + " scale");
+      kb.Outer(1, 0, 0).Inner(th * tw, 1, 0).Uop(out, 0);
+      return kb.Build();
+    });
+    TSR_RETURN_IF_ERROR(scale.status());
+    TSR_RETURN_IF_ERROR(s.AluVec(*scale, AluOp::kMulShr, p.shift));
+    TSR_RETURN_IF_ERROR(s.Alu(*scale, AluOp::kClip, 127));
+  }
+  TSR_RETURN_IF_ERROR(s.Push(Module::kCompute, Module::kStore));
+  TSR_RETURN_IF_ERROR(s.Pop(Module::kCompute, Module::kStore));
+  Dma2D o;
+  o.y_size = th, o.x_size = tw, o.x_stride = th > 1 ? p.out.stride_h : 0;  // one row needs no pitch
+  TSR_RETURN_IF_ERROR(s.Store(out, p.out.slot, oelem, o).WithContext(p.name));
+  return release ? s.Push(Module::kStore, Module::kCompute) : OkStatus();
+}
+
 Status EmitChunkedPool(Stream& s, const HwConfig& cfg, const PoolCodegen& p) {
   const AccSplit acc = SplitAcc(cfg, 1);
   const int64_t kr = ChunkRows(cfg, p);
@@ -116,21 +141,8 @@ Status EmitChunkedPool(Stream& s, const HwConfig& cfg, const PoolCodegen& p) {
             TSR_ASSIGN_OR_RETURN(Kernel fold, kernel("fold", rows, p.kw));
             TSR_RETURN_IF_ERROR(s.AluVec(fold, p.max ? AluOp::kMax : AluOp::kAdd));
           }
-          if (!p.max) {
-            auto scale = kernels.GetOrBuild(fmt::format("scale {}", half), [&]() -> StatusOr<Kernel> {
-              KernelBuilder kb(cfg, KernelKind::kAlu, p.name + " scale");
-              kb.Outer(1, 0, 0).Inner(1, 0, 0).Uop(out, 0);
-              return kb.Build();
-            });
-            TSR_RETURN_IF_ERROR(scale.status());
-            TSR_RETURN_IF_ERROR(s.AluVec(*scale, AluOp::kMulShr, p.shift));
-            TSR_RETURN_IF_ERROR(s.Alu(*scale, AluOp::kClip, 127));
-          }
-          TSR_RETURN_IF_ERROR(s.Push(Module::kCompute, Module::kStore));
-          TSR_RETURN_IF_ERROR(s.Pop(Module::kCompute, Module::kStore));
           const int64_t oelem = p.out.base + n * p.out.stride_n + c * p.out.stride_c + oh * p.out.stride_h + ow;
-          TSR_RETURN_IF_ERROR(s.Store(out, p.out.slot, oelem, Dma2D{1, 1}).WithContext(p.name));
-          if (t + 2 < total) TSR_RETURN_IF_ERROR(s.Push(Module::kStore, Module::kCompute));
+          TSR_RETURN_IF_ERROR(FinishPoolTile(s, cfg, p, kernels, out, 1, 1, oelem, t + 2 < total));
         }
   return Drain(s);
 }
@@ -180,23 +192,8 @@ Status EmitPool(Stream& s, const HwConfig& cfg, const PoolCodegen& p) {
             TSR_RETURN_IF_ERROR(k.status());
             TSR_RETURN_IF_ERROR(s.AluVec(*k, pass == 0 ? AluOp::kMov : p.max ? AluOp::kMax : AluOp::kAdd));
           }
-          if (!p.max) {
-            auto scale = kernels.GetOrBuild(fmt::format("scale {} {}", th * tw, half), [&]() -> StatusOr<Kernel> {
-              KernelBuilder kb(cfg, KernelKind::kAlu, p.name + " scale");
-              kb.Outer(1, 0, 0).Inner(th * tw, 1, 0).Uop(out_base, 0);
-              return kb.Build();
-            });
-            TSR_RETURN_IF_ERROR(scale.status());
-            TSR_RETURN_IF_ERROR(s.AluVec(*scale, AluOp::kMulShr, p.shift));
-            TSR_RETURN_IF_ERROR(s.Alu(*scale, AluOp::kClip, 127));
-          }
-          TSR_RETURN_IF_ERROR(s.Push(Module::kCompute, Module::kStore));
-          TSR_RETURN_IF_ERROR(s.Pop(Module::kCompute, Module::kStore));
-          Dma2D o;
-          o.y_size = th, o.x_size = tw, o.x_stride = p.out.stride_h;
           const int64_t oelem = p.out.base + n * p.out.stride_n + c * p.out.stride_c + oh0 * p.out.stride_h + ow0;
-          TSR_RETURN_IF_ERROR(s.Store(out_base, p.out.slot, oelem, o).WithContext(p.name));
-          if (t + 2 < total) TSR_RETURN_IF_ERROR(s.Push(Module::kStore, Module::kCompute));
+          TSR_RETURN_IF_ERROR(FinishPoolTile(s, cfg, p, kernels, out_base, th, tw, oelem, t + 2 < total));
         }
   return Drain(s);
 }
