@@ -164,24 +164,62 @@ BENCHMARK(BM_StreamGemm)->Arg(1)->Arg(0);
 
 const example::MatmulShape kLayer{3136, 64, 576};
 
+struct MatmulSetup {
+  std::unique_ptr<Runtime> rt;
+  example::MatmulPlan plan;
+  Buffer a, b, c;
+};
+
+// A, B and C for `plan` on `rt`; false (benchmark skipped) when they do not fit.
+bool AllocMatmul(benchmark::State& state, Runtime* rt, const example::MatmulPlan& plan, Buffer* a, Buffer* b,
+                 Buffer* c) {
+  auto ba = rt->Alloc(plan.a_bytes, "A"), bb = rt->Alloc(plan.b_bytes, "B"), bc = rt->Alloc(plan.c_bytes, "C");
+  for (const auto* r : {&ba, &bb, &bc})
+    if (!r->ok()) {
+      state.SkipWithError(r->status().ToString().c_str());
+      return false;
+    }
+  *a = *ba, *b = *bb, *c = *bc;
+  return true;
+}
+
+// Opens `target` on the default config, plans `shape` and allocates its
+// buffers; nullopt (benchmark skipped) on any error.
+std::optional<MatmulSetup> SetupMatmul(benchmark::State& state, const char* target,
+                                       const example::MatmulShape& shape) {
+  MatmulSetup m;
+  m.rt = OpenRuntime(target);
+  if (m.rt == nullptr) {
+    state.SkipWithError("target not available");
+    return std::nullopt;
+  }
+  auto plan = example::PlanMatmul(m.rt->config(), shape, 12);
+  if (!plan.ok()) {
+    state.SkipWithError(plan.status().ToString().c_str());
+    return std::nullopt;
+  }
+  m.plan = *plan;
+  if (!AllocMatmul(state, m.rt.get(), m.plan, &m.a, &m.b, &m.c)) return std::nullopt;
+  return m;
+}
+
 // Fresh: plan, build every kernel, record, finish, load onto the device
 // (kernel upload, code placement, decode-checks) and bind: everything short
 // of running it.
 void BM_ResnetLayerFresh(benchmark::State& state) {
-  auto rt = OpenRuntime("ref");
-  auto plan = example::PlanMatmul(rt->config(), kLayer, 12);
-  Buffer a = *rt->Alloc(plan->a_bytes, "A"), b = *rt->Alloc(plan->b_bytes, "B"), c = *rt->Alloc(plan->c_bytes, "C");
+  auto m = SetupMatmul(state, "ref", kLayer);
+  if (!m) return;
   int64_t insns = 0;
   for (auto _ : state) {
     KernelCache kernels;  // nothing cached
-    Stream s = rt->NewStream("conv3x3");
-    Status st = example::RecordMatmul(&s, *plan, a, b, c, &kernels);
+    Stream s = m->rt->NewStream("conv3x3");
+    Status st = example::RecordMatmul(&s, m->plan, m->a, m->b, m->c, &kernels);
     auto rec = s.Finish();
     if (!st.ok() || !rec.ok()) {
       state.SkipWithError("recording failed");
       return;
     }
-    auto x = rt->Load(*rec);
+    auto x = m->rt->Load(*rec);
     if (!x.ok() || !x->Upload().ok()) {
       state.SkipWithError("load failed");
       return;
@@ -195,15 +233,11 @@ BENCHMARK(BM_ResnetLayerFresh)->Unit(benchmark::kMicrosecond);
 // Cached replay: the loaded executable is re-bound to another set of buffers
 // (every DRAM field patched) and its pieces re-uploaded.
 void BM_ResnetLayerReplay(benchmark::State& state) {
-  auto rt = OpenRuntime("ref");
-  auto plan = example::PlanMatmul(rt->config(), kLayer, 12);
-  Buffer bufs[2][3];
-  for (auto& set : bufs) {
-    set[0] = *rt->Alloc(plan->a_bytes, "A");
-    set[1] = *rt->Alloc(plan->b_bytes, "B");
-    set[2] = *rt->Alloc(plan->c_bytes, "C");
-  }
-  auto x = LoadMatmul(state, rt.get(), *plan, bufs[0][0], bufs[0][1], bufs[0][2]);
+  auto m = SetupMatmul(state, "ref", kLayer);
+  if (!m) return;
+  Buffer bufs[2][3] = {{m->a, m->b, m->c}, {}};
+  if (!AllocMatmul(state, m->rt.get(), m->plan, &bufs[1][0], &bufs[1][1], &bufs[1][2])) return;
+  auto x = LoadMatmul(state, m->rt.get(), m->plan, m->a, m->b, m->c);
   if (!x) return;
   int64_t n = 0;
   for (auto _ : state) {
@@ -221,34 +255,12 @@ void BM_ResnetLayerReplay(benchmark::State& state) {
 }
 BENCHMARK(BM_ResnetLayerReplay)->Unit(benchmark::kMicrosecond);
 
-// The layer end to end on a device (replay + the device run), for scale.
-void BM_ResnetLayerRun(benchmark::State& state, const char* target) {
-  auto rt = OpenRuntime(target);
-  if (rt == nullptr) {
-    state.SkipWithError("target not available");
-    return;
-  }
-  auto plan = example::PlanMatmul(rt->config(), kLayer, 12);
-  Buffer a = *rt->Alloc(plan->a_bytes, "A"), b = *rt->Alloc(plan->b_bytes, "B"), c = *rt->Alloc(plan->c_bytes, "C");
-  auto x = LoadMatmul(state, rt.get(), *plan, a, b, c);
-  if (!x) return;
-  for (auto _ : state) {
-    Status st = x->Run();
-    if (!st.ok()) state.SkipWithError(st.ToString().c_str());
-  }
-  state.counters["cycles"] = static_cast<double>(x->counters().cycles);
-  state.counters["gemm_util"] = x->counters().GemmUtilization(rt->config());
-}
-BENCHMARK_CAPTURE(BM_ResnetLayerRun, ref, "ref")->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_ResnetLayerRun, sim, "sim")->Unit(benchmark::kMillisecond);
-
-// matmul_example's double buffering, 512 x 512 x 512 on the default config:
-// device cycles and GEMM utilization on `sim`.
-void BM_Matmul512Sim(benchmark::State& state) {
-  auto rt = OpenRuntime("sim");
-  auto plan = example::PlanMatmul(rt->config(), {512, 512, 512}, 12);
-  Buffer a = *rt->Alloc(plan->a_bytes, "A"), b = *rt->Alloc(plan->b_bytes, "B"), c = *rt->Alloc(plan->c_bytes, "C");
-  auto x = LoadMatmul(state, rt.get(), *plan, a, b, c);
+// Runs the matmul of `shape` on `target` each iteration (replay + device run)
+// and reports the device counters of the last run.
+void RunMatmul(benchmark::State& state, const char* target, const example::MatmulShape& shape) {
+  auto m = SetupMatmul(state, target, shape);
+  if (!m) return;
+  auto x = LoadMatmul(state, m->rt.get(), m->plan, m->a, m->b, m->c);
   if (!x) return;
   for (auto _ : state) {
     Status st = x->Run();
@@ -256,9 +268,18 @@ void BM_Matmul512Sim(benchmark::State& state) {
   }
   const DeviceCounters& k = x->counters();
   state.counters["cycles"] = static_cast<double>(k.cycles);
-  state.counters["gemm_util"] = k.GemmUtilization(rt->config());
+  state.counters["gemm_util"] = k.GemmUtilization(m->rt->config());
   state.counters["compute_busy"] = static_cast<double>(k.compute.busy);
 }
+
+// The layer end to end on a device, for scale.
+void BM_ResnetLayerRun(benchmark::State& state, const char* target) { RunMatmul(state, target, kLayer); }
+BENCHMARK_CAPTURE(BM_ResnetLayerRun, ref, "ref")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ResnetLayerRun, sim, "sim")->Unit(benchmark::kMillisecond);
+
+// matmul_example's double buffering, 512 x 512 x 512 on the default config:
+// device cycles and GEMM utilization on `sim`.
+void BM_Matmul512Sim(benchmark::State& state) { RunMatmul(state, "sim", {512, 512, 512}); }
 BENCHMARK(BM_Matmul512Sim)->Unit(benchmark::kMillisecond);
 
 }  // namespace
