@@ -2,13 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "isa/base/math.h"
 #include "isa/config.h"
 #include "runtime/kernel.h"
 
 namespace tessera::backend {
 namespace {
-
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Accumulator layout for ALU layers: parameter rows first, then two halves.
 struct AccSplit {

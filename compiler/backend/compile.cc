@@ -10,12 +10,11 @@
 #include "compiler/backend/memory_plan.h"
 #include "compiler/backend/tsr.pb.h"
 #include "isa/base/file.h"
+#include "isa/base/math.h"
 #include "isa/config.h"
 
 namespace tessera::backend {
 namespace {
-
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // A node's display name: its own, or its first result's.
 std::string Label(const ir::Node* n) { return n->name().empty() ? "%" + n->output()->name() : n->name(); }

@@ -6,13 +6,13 @@
 #include <set>
 #include <vector>
 
+#include "isa/base/math.h"
 #include "isa/config.h"
 #include "isa/isa.h"
 
 namespace tessera::backend {
 namespace {
 
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 bool FitsBits(int64_t v, int bits) { return v >= 0 && (bits >= 63 || v < (int64_t{1} << bits)); }
 
 // Candidate values for a tile extent in [1, n]: powers of two, divisors of n

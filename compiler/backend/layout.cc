@@ -1,12 +1,11 @@
 #include "compiler/backend/layout.h"
 
 #include "isa/base/check.h"
+#include "isa/base/math.h"
 #include "isa/config.h"
 
 namespace tessera::backend {
 namespace {
-
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 void PutLane(uint8_t* p, int64_t v, int bytes) {
   for (int i = 0; i < bytes; ++i) p[i] = static_cast<uint8_t>(static_cast<uint64_t>(v) >> (8 * i));
@@ -19,6 +18,23 @@ int64_t GetLane(const uint8_t* p, int bytes) {
   return static_cast<int64_t>(v << sh) >> sh;
 }
 
+// Calls f(byte offset of the lane in the packed tensor, NCHW index) for each
+// real element, in packed order ([N/B][C/K][H*W][B][K] lanes of `lane_bytes`).
+template <typename F>
+void ForEachActLane(const HwConfig& cfg, const ActShape& s, int lane_bytes, F f) {
+  const int B = cfg.batch, K = cfg.block_in;
+  const int64_t nb = CeilDiv(s.n, B), cb = CeilDiv(s.c, K), hw = s.h * s.w;
+  int64_t lane = 0;
+  for (int64_t bn = 0; bn < nb; ++bn)
+    for (int64_t bc = 0; bc < cb; ++bc)
+      for (int64_t pix = 0; pix < hw; ++pix)
+        for (int b = 0; b < B; ++b)
+          for (int k = 0; k < K; ++k, lane += lane_bytes) {
+            const int64_t n = bn * B + b, c = bc * K + k;
+            if (n < s.n && c < s.c) f(lane, (n * s.c + c) * hw + pix);
+          }
+}
+
 }  // namespace
 
 int64_t ActTiles(const HwConfig& cfg, const ActShape& s) {
@@ -29,33 +45,15 @@ int64_t ActBytes(const HwConfig& cfg, const ActShape& s) { return ActTiles(cfg, 
 
 std::vector<uint8_t> PackActivation(const HwConfig& cfg, const ActShape& s, const int8_t* x) {
   TSR_CHECK(cfg.block_in == cfg.block_out, "activation tiles need BLOCK_IN == BLOCK_OUT");
-  const int B = cfg.batch, K = cfg.block_in, lb = cfg.inp_bits / 8;
-  const int64_t nb = CeilDiv(s.n, B), cb = CeilDiv(s.c, K), hw = s.h * s.w;
+  const int lb = cfg.inp_bits / 8;
   std::vector<uint8_t> out(static_cast<size_t>(ActBytes(cfg, s)), 0);
-  uint8_t* p = out.data();
-  for (int64_t bn = 0; bn < nb; ++bn)
-    for (int64_t bc = 0; bc < cb; ++bc)
-      for (int64_t pix = 0; pix < hw; ++pix)
-        for (int b = 0; b < B; ++b)
-          for (int k = 0; k < K; ++k, p += lb) {
-            const int64_t n = bn * B + b, c = bc * K + k;
-            if (n < s.n && c < s.c) PutLane(p, x[(n * s.c + c) * hw + pix], lb);
-          }
+  ForEachActLane(cfg, s, lb, [&](int64_t lane, int64_t i) { PutLane(&out[lane], x[i], lb); });
   return out;
 }
 
 void UnpackActivation(const HwConfig& cfg, const ActShape& s, const uint8_t* packed, int8_t* x) {
-  const int B = cfg.batch, K = cfg.block_in, lb = cfg.out_bits / 8;
-  const int64_t nb = CeilDiv(s.n, B), cb = CeilDiv(s.c, K), hw = s.h * s.w;
-  const uint8_t* p = packed;
-  for (int64_t bn = 0; bn < nb; ++bn)
-    for (int64_t bc = 0; bc < cb; ++bc)
-      for (int64_t pix = 0; pix < hw; ++pix)
-        for (int b = 0; b < B; ++b)
-          for (int k = 0; k < K; ++k, p += lb) {
-            const int64_t n = bn * B + b, c = bc * K + k;
-            if (n < s.n && c < s.c) x[(n * s.c + c) * hw + pix] = static_cast<int8_t>(GetLane(p, lb));
-          }
+  const int lb = cfg.out_bits / 8;
+  ForEachActLane(cfg, s, lb, [&](int64_t lane, int64_t i) { x[i] = static_cast<int8_t>(GetLane(packed + lane, lb)); });
 }
 
 std::vector<uint8_t> PackConvWeights(const HwConfig& cfg, const ConvGeometry& g, const ConvBlocking& b,

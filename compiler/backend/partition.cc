@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "isa/base/math.h"
 #include "isa/config.h"
 
 namespace tessera::backend {
@@ -109,7 +110,7 @@ Placement PlaceMatMul(const ir::Node* n, const HwConfig& cfg) {
   g.n = 1;
   g.ic = x->type().shape[1];
   g.oc = w->type().shape[0];
-  g.ih = g.oh = (rows + cfg.batch - 1) / cfg.batch;  // rows of batch tiles
+  g.ih = g.oh = CeilDiv(rows, cfg.batch);  // rows of batch tiles
   g.iw = g.ow = 1;
   auto t = PlanConv(cfg, g);
   if (!t.ok()) return DoesNotFit(n, t.status());

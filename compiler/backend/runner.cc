@@ -8,6 +8,7 @@
 #include "compiler/backend/tsr.pb.h"
 #include "compiler/exec/executor.h"
 #include "compiler/exec/kernel.h"
+#include "isa/base/math.h"
 #include "isa/isa.h"
 #include "runtime/runtime.h"
 #include "sim/trace.h"
@@ -289,7 +290,7 @@ const ir::Graph& ModelRunner::graph() const { return *impl_->graph; }
 Roofline LayerRoofline(const HwConfig& cfg, const DeviceCounters& c) {
   Roofline r;
   r.compute_cycles = c.gemm_iterations + c.alu_iterations;
-  r.memory_cycles = (c.dram_read_bytes + c.dram_write_bytes + cfg.dram_bytes_per_cycle - 1) / cfg.dram_bytes_per_cycle;
+  r.memory_cycles = CeilDiv(c.dram_read_bytes + c.dram_write_bytes, cfg.dram_bytes_per_cycle);
   return r;
 }
 

@@ -5,11 +5,11 @@
 
 #include "isa/alu.h"
 #include "isa/base/check.h"
+#include "isa/base/math.h"
 
 namespace tessera::example {
 namespace {
 
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // The smallest tile that needs as few tiles as `t` does: spreads the remainder.
 int64_t Balance(int64_t total, int64_t t) { return CeilDiv(total, CeilDiv(total, t)); }
 
