@@ -12,6 +12,15 @@ namespace tessera::cli {
 // Prints the error to stderr and returns the exit code to use (1).
 int Fail(const Status& status);
 
+// Makes `run` (returning Status) the callback of `cmd`; a failure is printed
+// and sets exit_code.
+template <typename F>
+void OnRun(CLI::App* cmd, int& exit_code, F run) {
+  cmd->callback([run, &exit_code] {
+    if (Status s = run(); !s.ok()) exit_code = Fail(s);
+  });
+}
+
 void AddConfigCommand(CLI::App& app, int& exit_code);
 void AddIsaCommand(CLI::App& app, int& exit_code);
 void AddAsmCommands(CLI::App& app, int& exit_code);

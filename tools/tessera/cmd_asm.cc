@@ -1,6 +1,4 @@
 // `tessera asm PROG.s -c CONFIG -o PROG.bin` and `tessera disasm PROG.bin -c CONFIG`.
-#include <cstdio>
-
 #include "isa/asm.h"
 #include "isa/base/file.h"
 #include "tools/tessera/cli.h"
@@ -17,14 +15,11 @@ void AddAsmCommands(CLI::App& app, int& exit_code) {
   as->add_option("program", a->input, "Assembly source (.s)")->required();
   as->add_option("-c,--config", a->config, "Hardware config JSON")->required();
   as->add_option("-o,--output", a->output, "Program object to write")->required();
-  as->callback([a, &exit_code] {
-    Status st = [&]() -> Status {
-      TSR_ASSIGN_OR_RETURN(HwConfig cfg, LoadHwConfig(a->config));
-      TSR_ASSIGN_OR_RETURN(Program prog, AssembleFile(cfg, a->input));
-      TSR_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, SerializeProgram(cfg, prog));
-      return WriteFile(a->output, bytes);
-    }();
-    if (!st.ok()) exit_code = Fail(st);
+  OnRun(as, exit_code, [a]() -> Status {
+    TSR_ASSIGN_OR_RETURN(HwConfig cfg, LoadHwConfig(a->config));
+    TSR_ASSIGN_OR_RETURN(Program prog, AssembleFile(cfg, a->input));
+    TSR_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, SerializeProgram(cfg, prog));
+    return WriteFile(a->output, bytes);
   });
 
   auto d = std::make_shared<Opts>();
@@ -32,16 +27,10 @@ void AddAsmCommands(CLI::App& app, int& exit_code) {
   ds->add_option("program", d->input, "Program object (.bin) or source (.s)")->required();
   ds->add_option("-c,--config", d->config, "Hardware config JSON")->required();
   ds->add_option("-o,--output", d->output, "Write to this file instead of stdout");
-  ds->callback([d, &exit_code] {
-    Status st = [&]() -> Status {
-      TSR_ASSIGN_OR_RETURN(HwConfig cfg, LoadHwConfig(d->config));
-      TSR_ASSIGN_OR_RETURN(Program prog, LoadProgramFile(cfg, d->input));
-      std::string text = Disassemble(cfg, prog);
-      if (!d->output.empty()) return WriteFile(d->output, text);
-      std::fputs(text.c_str(), stdout);
-      return OkStatus();
-    }();
-    if (!st.ok()) exit_code = Fail(st);
+  OnRun(ds, exit_code, [d]() -> Status {
+    TSR_ASSIGN_OR_RETURN(HwConfig cfg, LoadHwConfig(d->config));
+    TSR_ASSIGN_OR_RETURN(Program prog, LoadProgramFile(cfg, d->input));
+    return WriteOutput(d->output, Disassemble(cfg, prog));
   });
 }
 

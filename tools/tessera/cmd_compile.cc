@@ -70,10 +70,7 @@ void AddCompileCommand(CLI::App& app, int& exit_code) {
   cmd->add_flag("--cpu-fallback", o->cpu_fallback,
                 "Run layers whose tiles do not fit the config on the CPU instead of failing");
   AddCompileFlags(cmd, &o->flags, true);
-  cmd->callback([o, &exit_code] {
-    Status s = RunCompile(*o);
-    if (!s.ok()) exit_code = Fail(s);
-  });
+  OnRun(cmd, exit_code, [o] { return RunCompile(*o); });
 }
 
 }  // namespace tessera::cli

@@ -14,26 +14,20 @@ void AddConfigCommand(CLI::App& app, int& exit_code) {
 
   CLI::App* validate = cmd->add_subcommand("validate", "Validate CONFIG.json; exit 1 with the culprit key if invalid");
   validate->add_option("config", *path, "Hardware config JSON")->required();
-  validate->callback([path, &exit_code] {
-    auto cfg = LoadHwConfig(*path);
-    if (!cfg.ok()) {
-      exit_code = Fail(cfg.status());
-      return;
-    }
-    std::printf("%s: valid (config '%s', isa fingerprint 0x%016llx)\n", path->c_str(), cfg->name.c_str(),
-                static_cast<unsigned long long>(cfg->isa_fingerprint));
+  OnRun(validate, exit_code, [path]() -> Status {
+    TSR_ASSIGN_OR_RETURN(HwConfig cfg, LoadHwConfig(*path));
+    std::printf("%s: valid (config '%s', isa fingerprint 0x%016llx)\n", path->c_str(), cfg.name.c_str(),
+                static_cast<unsigned long long>(cfg.isa_fingerprint));
+    return OkStatus();
   });
 
   CLI::App* show = cmd->add_subcommand("show", "Print parameters, derived sizes and ISA field layout");
   show->add_option("config", *path, "Hardware config JSON")->required();
   show->add_flag("--json", *json, "Print the canonical JSON instead");
-  show->callback([path, json, &exit_code] {
-    auto cfg = LoadHwConfig(*path);
-    if (!cfg.ok()) {
-      exit_code = Fail(cfg.status());
-      return;
-    }
-    std::fputs((*json ? HwConfigToJson(*cfg) : DescribeHwConfig(*cfg)).c_str(), stdout);
+  OnRun(show, exit_code, [path, json]() -> Status {
+    TSR_ASSIGN_OR_RETURN(HwConfig cfg, LoadHwConfig(*path));
+    std::fputs((*json ? HwConfigToJson(cfg) : DescribeHwConfig(cfg)).c_str(), stdout);
+    return OkStatus();
   });
 }
 

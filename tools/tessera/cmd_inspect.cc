@@ -59,10 +59,7 @@ void AddInspectCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--passes", o->passes, "Comma-separated passes to run (default: the float pipeline)");
   cmd->add_flag("--full", o->full, "Print all constant data (output parses back)");
   AddCompileFlags(cmd, &o->flags, true);
-  cmd->callback([o, &exit_code] {
-    Status s = RunInspect(*o);
-    if (!s.ok()) exit_code = Fail(s);
-  });
+  OnRun(cmd, exit_code, [o] { return RunInspect(*o); });
 }
 
 }  // namespace tessera::cli

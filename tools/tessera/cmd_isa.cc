@@ -1,10 +1,8 @@
 // `tessera isa doc|verilog -c CONFIG [-o FILE]`: outputs generated from the ISA table.
-#include <cstdio>
-
-#include "isa/base/file.h"
 #include "isa/config.h"
 #include "isa/isa_doc.h"
 #include "tools/tessera/cli.h"
+#include "tools/tessera/common.h"
 
 namespace tessera::cli {
 
@@ -19,18 +17,9 @@ void AddIsaCommand(CLI::App& app, int& exit_code) {
     CLI::App* sub = cmd->add_subcommand(name, help);
     sub->add_option("-c,--config", o->config, "Hardware config JSON")->required();
     sub->add_option("-o,--output", o->output, "Output file (default: stdout)");
-    sub->callback([o, gen, &exit_code] {
-      auto cfg = LoadHwConfig(o->config);
-      if (!cfg.ok()) {
-        exit_code = Fail(cfg.status());
-        return;
-      }
-      std::string text = gen(*cfg);
-      if (o->output.empty()) {
-        std::fputs(text.c_str(), stdout);
-      } else if (Status s = WriteFile(o->output, text); !s.ok()) {
-        exit_code = Fail(s);
-      }
+    OnRun(sub, exit_code, [o, gen]() -> Status {
+      TSR_ASSIGN_OR_RETURN(HwConfig cfg, LoadHwConfig(o->config));
+      return WriteOutput(o->output, gen(cfg));
     });
   };
   add("doc", "Write docs/isa.md (markdown) for a config", &GenerateIsaDoc);

@@ -9,6 +9,7 @@
 #include "compiler/ir/verifier.h"
 #include "isa/base/file.h"
 #include "tools/tessera/cli.h"
+#include "tools/tessera/common.h"
 #include "tools/tessera/compile_flags.h"
 
 namespace tessera::cli {
@@ -37,12 +38,7 @@ Status RunOpt(const OptOpts& o) {
   }
   ir::PrintOptions po;
   po.elide_constants = o.elide;
-  const std::string out = ir::PrintGraph(*g, po);
-  if (o.output.empty() || o.output == "-") {
-    std::fputs(out.c_str(), stdout);
-    return OkStatus();
-  }
-  return WriteFile(o.output, out);
+  return WriteOutput(o.output, ir::PrintGraph(*g, po));
 }
 
 }  // namespace
@@ -57,10 +53,7 @@ void AddOptCommand(CLI::App& app, int& exit_code) {
   cmd->add_flag("--no-verify-input", o->no_verify_input, "Do not verify the input (e.g. to re-infer stale shapes)");
   cmd->add_flag("--elide", o->elide, "Elide large constants in the output");
   AddCompileFlags(cmd, &o->flags, false);
-  cmd->callback([o, &exit_code] {
-    Status s = RunOpt(*o);
-    if (!s.ok()) exit_code = Fail(s);
-  });
+  OnRun(cmd, exit_code, [o] { return RunOpt(*o); });
 }
 
 }  // namespace tessera::cli

@@ -96,10 +96,7 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
   cmd->add_flag("--profile", o->profile, "Print the time of every node");
   cmd->add_option("--repeat", o->repeat, "Run this many times and report the best time");
   AddCompileFlags(cmd, &o->flags, false);
-  cmd->callback([o, &exit_code] {
-    Status s = RunModel(*o);
-    if (!s.ok()) exit_code = Fail(s);
-  });
+  OnRun(cmd, exit_code, [o] { return RunModel(*o); });
 }
 
 }  // namespace tessera::cli
