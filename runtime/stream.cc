@@ -50,6 +50,11 @@ int64_t Stream::outstanding(Module from, Module to) const {
   return q < 0 ? -1 : pushed_[q] - popped_[q];
 }
 
+Status Stream::NoQueueError(Module from, Module to) const {
+  return InvalidArgumentError("stream '{}': no dependency-token queue from {} to {} (queues: {})", name_,
+                              ModuleName(from), ModuleName(to), TokenQueueList());
+}
+
 StatusOr<Slot> Stream::DeclareSlot(const std::string& slot_name, uint64_t bytes) {
   if (bytes == 0) return InvalidArgumentError("stream '{}': slot '{}' of 0 bytes", name_, slot_name);
   for (const SlotInfo& s : slots_)
@@ -117,9 +122,7 @@ Status Stream::Emit(Instruction in, Rec r, bool take_pops) {
 
 Status Stream::Push(Module from, Module to) {
   const int q = TokenQueueOf(from, to);
-  if (q < 0)
-    return InvalidArgumentError("stream '{}': no dependency-token queue from {} to {} (queues: {})", name_,
-                                ModuleName(from), ModuleName(to), TokenQueueList());
+  if (q < 0) return NoQueueError(from, to);
   const TokenFlag f = TokenPushFlag(q);
   const int64_t j = last_[static_cast<int>(from)];
   if (j >= 0 && !GetFlag(recs_[j], f)) {
@@ -138,9 +141,7 @@ Status Stream::Push(Module from, Module to) {
 
 Status Stream::Pop(Module from, Module to) {
   const int q = TokenQueueOf(from, to);
-  if (q < 0)
-    return InvalidArgumentError("stream '{}': no dependency-token queue from {} to {} (queues: {})", name_,
-                                ModuleName(from), ModuleName(to), TokenQueueList());
+  if (q < 0) return NoQueueError(from, to);
   if (pushed_[q] - popped_[q] <= 0)
     return FailedPreconditionError(
         "stream '{}': pop without a matching push on {} ({} pushed, {} "

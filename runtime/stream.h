@@ -123,6 +123,8 @@ class Stream {
   void Init();
   void Reset();
   StatusOr<int> SlotOf(const DmaTarget& t);
+  // The error for a token between modules with no queue, listing the queues there are.
+  Status NoQueueError(Module from, Module to) const;
   // Validates `in`, attaches pending pops for its module (take_pops), encodes it.
   Status Emit(Instruction in, Rec meta, bool take_pops);
   bool GetFlag(const Rec& r, TokenFlag f) const { return (r.word.lo >> flag_lsb_[static_cast<int>(f)]) & 1; }

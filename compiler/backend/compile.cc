@@ -82,22 +82,21 @@ class Compiler {
 
   Status Upload(const ir::Value* v) {
     if (!host_.count(v->name())) return InternalError("value '{}' is neither on the host nor on the device", v->name());
-    TSR_ASSIGN_OR_RETURN(std::string buf, DeviceValue(v));
-    (void)buf;
-    tsr::Step* s = m_->add_steps();
-    s->set_kind(tsr::Step::UPLOAD);
-    s->set_value(v->name());
-    s->set_device_value(v->name());
+    TSR_RETURN_IF_ERROR(DeviceValue(v).status());  // gives it a device buffer
+    AddTransfer(tsr::Step::UPLOAD, v);
     uploaded_.insert(v->name());
     return OkStatus();
   }
   Status Download(const ir::Value* v) {
-    tsr::Step* s = m_->add_steps();
-    s->set_kind(tsr::Step::DOWNLOAD);
-    s->set_value(v->name());
-    s->set_device_value(v->name());
+    AddTransfer(tsr::Step::DOWNLOAD, v);
     host_.insert(v->name());
     return OkStatus();
+  }
+  void AddTransfer(tsr::Step::Kind kind, const ir::Value* v) {
+    tsr::Step* s = m_->add_steps();
+    s->set_kind(kind);
+    s->set_value(v->name());
+    s->set_device_value(v->name());
   }
   // An activation input of an accelerator layer: on the device already, or uploaded now.
   StatusOr<std::string> DeviceInput(const ir::Value* v) {
