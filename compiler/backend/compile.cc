@@ -9,6 +9,7 @@
 #include "compiler/backend/layout.h"
 #include "compiler/backend/memory_plan.h"
 #include "compiler/backend/tsr.pb.h"
+#include "isa/base/check.h"
 #include "isa/base/file.h"
 #include "isa/base/math.h"
 #include "isa/config.h"
@@ -17,8 +18,6 @@ namespace tessera::backend {
 namespace {
 
 // A node's display name: its own, or its first result's.
-std::string Label(const ir::Node* n) { return n->name().empty() ? "%" + n->output()->name() : n->name(); }
-
 template <typename T>
 std::vector<T> ConstData(const ir::Value* v) {
   const ir::Tensor& t = v->data();
@@ -54,7 +53,10 @@ class Compiler {
 
  private:
   // ---- values and buffers ----
+  // Buffer names are unique: activations are "act:<value>", a layer's
+  // constants "<kind>:<its first result>" (node names may repeat or be empty).
   std::string NewBuffer(const std::string& name, uint64_t bytes, const std::vector<uint8_t>* data = nullptr) {
+    TSR_CHECK(buffer_names_.insert(name).second, "device buffer '{}' declared twice", name);
     tsr::DeviceBuffer* b = m_->add_buffers();
     b->set_name(name);
     b->set_bytes(std::max<uint64_t>(bytes, 1));
@@ -112,7 +114,7 @@ class Compiler {
       if (!v->is_constant() && !host_.count(v->name())) TSR_RETURN_IF_ERROR(Download(v));
     tsr::Step* s = m_->add_steps();
     s->set_kind(tsr::Step::CPU);
-    s->set_node(Label(p.node));
+    s->set_node(p.node->Label());
     s->set_value(p.node->output(0)->name());  // identifies the node on load
     s->set_op(p.node->op());
     s->set_reason(p.reason);
@@ -132,7 +134,7 @@ class Compiler {
 
   Status AccelStep(const Placement& p) {
     const ir::Node* n = p.node;
-    Stream stream(cfg_, Label(n));
+    Stream stream(cfg_, n->Label());
     std::vector<std::string> slot_buffers;
     auto slot = [&](const std::string& buffer, uint64_t bytes) -> StatusOr<Slot> {
       slot_buffers.push_back(buffer);
@@ -162,10 +164,10 @@ class Compiler {
         if (n->num_inputs() > 2)
           for (int32_t b : ConstData<int32_t>(n->input(2))) bias.push_back(b);
         std::vector<uint8_t> pp = PackChannelParams(cfg_, p.geo.oc, bias, n->attrs().Ints("multiplier"));
-        const std::string wb = NewBuffer("w:" + n->name(), pw.size(), &pw);
-        const std::string pb = NewBuffer("p:" + n->name(), pp.size(), &pp);
+        const std::string wb = NewBuffer("w:" + n->output()->name(), pw.size(), &pw);
+        const std::string pb = NewBuffer("p:" + n->output()->name(), pp.size(), &pp);
         ConvCodegen c;
-        c.name = Label(n);
+        c.name = n->Label();
         c.geo = p.geo, c.blocks = blocks, c.tiling = p.tiling;
         TSR_ASSIGN_OR_RETURN(Slot sx, slot(in_buf, buffer_bytes(in_buf)));
         TSR_ASSIGN_OR_RETURN(Slot sy, slot(out_buf, buffer_bytes(out_buf)));
@@ -189,18 +191,20 @@ class Compiler {
         TSR_ASSIGN_OR_RETURN(std::string in_buf, DeviceInput(n->input(0)));
         TSR_ASSIGN_OR_RETURN(std::string out_buf, DeviceValue(n->output()));
         const int64_t cb = CeilDiv(pc.c, cfg_.block_in);
-        pc.in = NchwView(*slot(in_buf, buffer_bytes(in_buf)), cb, pc.ih, pc.iw);
-        pc.out = NchwView(*slot(out_buf, buffer_bytes(out_buf)), cb, pc.oh, pc.ow);
+        TSR_ASSIGN_OR_RETURN(Slot sx, slot(in_buf, buffer_bytes(in_buf)));
+        TSR_ASSIGN_OR_RETURN(Slot sy, slot(out_buf, buffer_bytes(out_buf)));
+        pc.in = NchwView(sx, cb, pc.ih, pc.iw);
+        pc.out = NchwView(sy, cb, pc.oh, pc.ow);
         if (!pc.max) {
           std::vector<uint8_t> pp = PackBroadcastRows(cfg_, 1, {n->attrs().Ints("multiplier").at(0)});
-          TSR_ASSIGN_OR_RETURN(pc.params, slot(NewBuffer("p:" + n->name(), pp.size(), &pp), pp.size()));
+          TSR_ASSIGN_OR_RETURN(pc.params, slot(NewBuffer("p:" + n->output()->name(), pp.size(), &pp), pp.size()));
         }
         TSR_RETURN_IF_ERROR(EmitPool(stream, cfg_, pc));
         break;
       }
       case AccelOp::kAdd: {
         AddCodegen a;
-        a.name = Label(n);
+        a.name = n->Label();
         ActShape s;
         ActShapeOf(n->output()->type(), &s.n, &s.c, &s.h, &s.w);
         a.tiles = ActTiles(cfg_, s);
@@ -212,7 +216,7 @@ class Compiler {
         TSR_ASSIGN_OR_RETURN(a.a, slot(ba, buffer_bytes(ba)));
         TSR_ASSIGN_OR_RETURN(a.b, slot(bb, buffer_bytes(bb)));
         TSR_ASSIGN_OR_RETURN(a.out, slot(by, buffer_bytes(by)));
-        TSR_ASSIGN_OR_RETURN(a.params, slot(NewBuffer("p:" + n->name(), pp.size(), &pp), pp.size()));
+        TSR_ASSIGN_OR_RETURN(a.params, slot(NewBuffer("p:" + n->output()->name(), pp.size(), &pp), pp.size()));
         a.shift_a = static_cast<int>(shift.at(0)), a.shift_b = static_cast<int>(shift.at(1));
         a.post_shift = static_cast<int>(n->attrs().Int("post_shift"));
         a.act_min = n->attrs().Int("act_min", -128), a.act_max = n->attrs().Int("act_max", 127);
@@ -226,7 +230,7 @@ class Compiler {
     std::vector<uint8_t> bytes = rec.Serialize();
     tsr::Step* s = m_->add_steps();
     s->set_kind(tsr::Step::ACCEL);
-    s->set_node(Label(n));
+    s->set_node(n->Label());
     s->set_op(n->op());
     s->set_reason(p.reason);
     s->set_recording(bytes.data(), bytes.size());
@@ -245,7 +249,7 @@ class Compiler {
     const auto strides = n->attrs().Ints("strides", {1, 1});
     const auto pads = n->attrs().Ints("pads", {0, 0, 0, 0});
     const auto& ys = n->output()->type().shape;
-    const std::string dv = x->name() + "@im2col:" + n->name();
+    const std::string dv = x->name() + "@im2col:" + n->output()->name();
     ActShape s{p.geo.n, p.geo.ic, p.geo.ih, 1};
     const std::string buf = NewBuffer("act:" + dv, ActBytes(cfg_, s));
     AddDeviceValue(dv, buf, s);
@@ -261,7 +265,7 @@ class Compiler {
   const HwConfig& cfg_;
   const BackendOptions& opts_;
   std::unique_ptr<tsr::Model> m_;
-  std::set<std::string> host_, uploaded_, produced_on_device_;
+  std::set<std::string> host_, uploaded_, produced_on_device_, buffer_names_;
   std::map<std::string, std::string> device_;  // value -> buffer
 };
 

@@ -138,7 +138,7 @@ Placement PlacePool(const ir::Node* n, const HwConfig& cfg, bool max) {
   const auto strides = n->attrs().Ints("strides", {1, 1});
   const auto pads = n->attrs().Ints("pads", {0, 0, 0, 0});
   PoolCodegen pc;
-  pc.name = n->name();
+  pc.name = n->Label();
   pc.max = max;
   pc.n = xs[0], pc.c = xs[1], pc.ih = xs[2], pc.iw = xs[3];
   pc.oh = ys[2], pc.ow = ys[3];

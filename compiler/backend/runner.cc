@@ -123,6 +123,7 @@ struct ModelRunner::Impl {
     TSR_ASSIGN_OR_RETURN(std::unique_ptr<Device> dev, OpenDevice(target, cfg, dopts));
     TSR_ASSIGN_OR_RETURN(rt, Runtime::Create(std::move(dev)));
     for (const tsr::DeviceBuffer& b : model->buffers()) {
+      if (buffers.count(b.name())) return DataLossError("compiled model: device buffer '{}' appears twice", b.name());
       TSR_ASSIGN_OR_RETURN(Buffer buf, rt->Alloc(b.bytes(), b.name()));
       if (!b.data().empty()) TSR_RETURN_IF_ERROR(rt->CopyIn(buf, b.data().data(), b.data().size()));
       buffers[b.name()] = buf;

@@ -39,6 +39,11 @@ std::string Node::Describe() const {
   return fmt::format("node ({})", op_);
 }
 
+std::string Node::Label() const {
+  if (!name_.empty() || outputs_.empty()) return name_;
+  return "%" + outputs_[0]->name();
+}
+
 Graph::~Graph() = default;
 
 Value* Graph::NewValue(const std::string& name) {

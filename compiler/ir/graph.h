@@ -63,6 +63,8 @@ class Node {
   void RemoveInput(int i);
   // "node 'conv1' (conv)" or, unnamed, "node producing '%x' (conv)".
   std::string Describe() const;
+  // A short label for reports: its name, or "%x" (its first result) when unnamed.
+  std::string Label() const;
 
  private:
   friend class Graph;

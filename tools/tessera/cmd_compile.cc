@@ -38,11 +38,13 @@ Status RunCompile(const CompileOpts& o) {
   TSR_ASSIGN_OR_RETURN(std::unique_ptr<tsr::Model> m, backend::CompileGraph(*front.graph, cfg, bo));
   const auto t2 = std::chrono::steady_clock::now();
   TSR_RETURN_IF_ERROR(backend::SaveModel(*m, o.output));
-  int accel = 0, cpu = 0;
+  int accel = 0, cpu = 0, float_layers = 0;
   int64_t predicted = 0, macs = 0;
   for (const tsr::Step& st : m->steps()) {
     if (st.kind() == tsr::Step::ACCEL) ++accel, predicted += st.predicted_cycles(), macs += st.useful_macs();
-    if (st.kind() == tsr::Step::CPU) ++cpu;
+    if (st.kind() != tsr::Step::CPU) continue;
+    ++cpu;
+    for (const char* op : {"conv", "conv_transpose", "gemm", "matmul"}) float_layers += st.op() == op;
   }
   const double front_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   const double back_ms = std::chrono::duration<double, std::milli>(t2 - t1).count();
@@ -51,8 +53,10 @@ Status RunCompile(const CompileOpts& o) {
               o.model.c_str(), o.output.c_str(), cfg.name.c_str(), accel, cpu, static_cast<long long>(predicted),
               predicted / cfg.clock_mhz / 1000.0, cfg.clock_mhz, static_cast<long long>(macs));
   std::printf("compile time: %.1f ms (front half %.1f ms, back half %.1f ms)\n", front_ms + back_ms, front_ms, back_ms);
-  if (!calib && accel == 0)
-    std::printf("note: the model is float and no --calib was given, so nothing is offloaded; pass --calib X.npy\n");
+  if (!calib && float_layers > 0)
+    std::printf("note: %d float convolution/matmul layers stay on the CPU because no --calib was given; pass "
+                "--calib X.npy to quantize them\n",
+                float_layers);
   return OkStatus();
 }
 
