@@ -4,7 +4,7 @@ PRESET ?= default
 BUILD  := build
 JOBS   ?= $(shell nproc)
 
-.PHONY: all deps configure build test test-slow test-all demo bench format clean
+.PHONY: all deps configure build test test-slow test-all demo bench format format-check clean
 
 all: build
 
@@ -35,6 +35,12 @@ bench: build
 
 format:
 	@git ls-files '*.h' '*.cc' | xargs clang-format -i
+
+# Fails (listing the files) when any tracked C++ file differs from clang-format's output.
+format-check:
+	@bad=$$(git ls-files '*.h' '*.cc' | while read -r f; do \
+	  clang-format --dry-run -Werror "$$f" >/dev/null 2>&1 || echo "$$f"; done); \
+	if [ -n "$$bad" ]; then echo "not clang-format clean (run 'make format'):"; echo "$$bad"; exit 1; fi
 
 clean:
 	rm -rf $(BUILD)

@@ -51,7 +51,8 @@ int Main(int argc, char** argv) {
       {"fc 512->1000 (batch 1)", Conv(512, 1000, 1, 1, 1, 0), 1},
       {"depthwise 3x3 96 56x56", dw, 0},
   };
-  std::printf("%-34s %10s %10s %7s %10s %7s  %s\n", "layer", "cycles", "predicted", "error", "GEMM util", "x", "tiling");
+  std::printf("%-34s %10s %10s %7s %10s %7s  %s\n", "layer", "cycles", "predicted", "error", "GEMM util", "x",
+              "tiling");
   int64_t total_cycles = 0, total_macs = 0;
   std::mt19937_64 rng(1);
   for (const Layer& l : layers) {

@@ -185,8 +185,7 @@ bool AllocMatmul(benchmark::State& state, Runtime* rt, const example::MatmulPlan
 
 // Opens `target` on the default config, plans `shape` and allocates its
 // buffers; nullopt (benchmark skipped) on any error.
-std::optional<MatmulSetup> SetupMatmul(benchmark::State& state, const char* target,
-                                       const example::MatmulShape& shape) {
+std::optional<MatmulSetup> SetupMatmul(benchmark::State& state, const char* target, const example::MatmulShape& shape) {
   MatmulSetup m;
   m.rt = OpenRuntime(target);
   if (m.rt == nullptr) {

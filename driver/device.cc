@@ -39,18 +39,13 @@ uint64_t DataBase(uint64_t phys_base, uint64_t code_bytes, uint64_t align) {
 StatusCode CodeOf(regs::ErrorCode e) {
   switch (e) {
     case regs::ErrorCode::kBadLaunch:
-    case regs::ErrorCode::kIllegalInstruction:
-      return StatusCode::kInvalidArgument;
-    case regs::ErrorCode::kMemoryFault:
-      return StatusCode::kOutOfRange;
+    case regs::ErrorCode::kIllegalInstruction: return StatusCode::kInvalidArgument;
+    case regs::ErrorCode::kMemoryFault: return StatusCode::kOutOfRange;
     case regs::ErrorCode::kTokenError:
     case regs::ErrorCode::kDeadlock:
-    case regs::ErrorCode::kAbortedByHost:
-      return StatusCode::kAborted;
-    case regs::ErrorCode::kWatchdog:
-      return StatusCode::kDeadlineExceeded;
-    default:
-      return StatusCode::kInternal;
+    case regs::ErrorCode::kAbortedByHost: return StatusCode::kAborted;
+    case regs::ErrorCode::kWatchdog: return StatusCode::kDeadlineExceeded;
+    default: return StatusCode::kInternal;
   }
 }
 
@@ -59,24 +54,15 @@ StatusCode CodeOf(regs::ErrorCode e) {
 namespace regs {
 const char* ErrorCodeName(ErrorCode code) {
   switch (code) {
-    case ErrorCode::kNone:
-      return "none";
-    case ErrorCode::kBadLaunch:
-      return "bad launch";
-    case ErrorCode::kIllegalInstruction:
-      return "illegal instruction";
-    case ErrorCode::kMemoryFault:
-      return "memory fault";
-    case ErrorCode::kTokenError:
-      return "token error";
-    case ErrorCode::kDeadlock:
-      return "deadlock";
-    case ErrorCode::kWatchdog:
-      return "watchdog timeout";
-    case ErrorCode::kAbortedByHost:
-      return "aborted by host";
-    case ErrorCode::kInternal:
-      return "internal error";
+    case ErrorCode::kNone: return "none";
+    case ErrorCode::kBadLaunch: return "bad launch";
+    case ErrorCode::kIllegalInstruction: return "illegal instruction";
+    case ErrorCode::kMemoryFault: return "memory fault";
+    case ErrorCode::kTokenError: return "token error";
+    case ErrorCode::kDeadlock: return "deadlock";
+    case ErrorCode::kWatchdog: return "watchdog timeout";
+    case ErrorCode::kAbortedByHost: return "aborted by host";
+    case ErrorCode::kInternal: return "internal error";
   }
   return "unknown error";
 }

@@ -6,18 +6,13 @@ namespace tessera {
 
 regs::ErrorCode ErrorCodeOfStatus(const Status& s) {
   switch (s.code()) {
-    case StatusCode::kOk:
-      return regs::ErrorCode::kNone;
-    case StatusCode::kDeadlineExceeded:
-      return regs::ErrorCode::kWatchdog;
+    case StatusCode::kOk: return regs::ErrorCode::kNone;
+    case StatusCode::kDeadlineExceeded: return regs::ErrorCode::kWatchdog;
     case StatusCode::kAborted:
       return s.message().rfind("deadlock", 0) == 0 ? regs::ErrorCode::kDeadlock : regs::ErrorCode::kTokenError;
-    case StatusCode::kOutOfRange:
-      return regs::ErrorCode::kMemoryFault;
-    case StatusCode::kInvalidArgument:
-      return regs::ErrorCode::kIllegalInstruction;
-    default:
-      return regs::ErrorCode::kInternal;
+    case StatusCode::kOutOfRange: return regs::ErrorCode::kMemoryFault;
+    case StatusCode::kInvalidArgument: return regs::ErrorCode::kIllegalInstruction;
+    default: return regs::ErrorCode::kInternal;
   }
 }
 
@@ -55,52 +50,29 @@ uint32_t SimulatedDevice::ReadReg(uint32_t off) {
     return static_cast<uint32_t>((off & 4) ? v >> 32 : v);
   }
   switch (off) {
-    case regs::kId:
-      return regs::kIdMagic;
-    case regs::kVersion:
-      return regs::kProtocolVersion;
-    case regs::kStatus:
-      return status_;
-    case regs::kInsnAddrLo:
-      return static_cast<uint32_t>(insn_addr_);
-    case regs::kInsnAddrHi:
-      return static_cast<uint32_t>(insn_addr_ >> 32);
-    case regs::kInsnCount:
-      return insn_count_;
-    case regs::kWatchdogLo:
-      return static_cast<uint32_t>(watchdog_);
-    case regs::kWatchdogHi:
-      return static_cast<uint32_t>(watchdog_ >> 32);
-    case regs::kErrorCode:
-      return static_cast<uint32_t>(error_code_);
-    case regs::kErrorInsn:
-      return error_insn_;
-    case regs::kFingerprintLo:
-      return static_cast<uint32_t>(cfg_.isa_fingerprint);
-    case regs::kFingerprintHi:
-      return static_cast<uint32_t>(cfg_.isa_fingerprint >> 32);
-    default:
-      return 0;  // unmapped offsets read as zero, like the hardware
+    case regs::kId: return regs::kIdMagic;
+    case regs::kVersion: return regs::kProtocolVersion;
+    case regs::kStatus: return status_;
+    case regs::kInsnAddrLo: return static_cast<uint32_t>(insn_addr_);
+    case regs::kInsnAddrHi: return static_cast<uint32_t>(insn_addr_ >> 32);
+    case regs::kInsnCount: return insn_count_;
+    case regs::kWatchdogLo: return static_cast<uint32_t>(watchdog_);
+    case regs::kWatchdogHi: return static_cast<uint32_t>(watchdog_ >> 32);
+    case regs::kErrorCode: return static_cast<uint32_t>(error_code_);
+    case regs::kErrorInsn: return error_insn_;
+    case regs::kFingerprintLo: return static_cast<uint32_t>(cfg_.isa_fingerprint);
+    case regs::kFingerprintHi: return static_cast<uint32_t>(cfg_.isa_fingerprint >> 32);
+    default: return 0;  // unmapped offsets read as zero, like the hardware
   }
 }
 
 void SimulatedDevice::WriteReg(uint32_t off, uint32_t v) {
   switch (off) {
-    case regs::kInsnAddrLo:
-      insn_addr_ = (insn_addr_ & ~uint64_t{0xFFFFFFFF}) | v;
-      break;
-    case regs::kInsnAddrHi:
-      insn_addr_ = (insn_addr_ & 0xFFFFFFFF) | (uint64_t{v} << 32);
-      break;
-    case regs::kInsnCount:
-      insn_count_ = v;
-      break;
-    case regs::kWatchdogLo:
-      watchdog_ = (watchdog_ & ~uint64_t{0xFFFFFFFF}) | v;
-      break;
-    case regs::kWatchdogHi:
-      watchdog_ = (watchdog_ & 0xFFFFFFFF) | (uint64_t{v} << 32);
-      break;
+    case regs::kInsnAddrLo: insn_addr_ = (insn_addr_ & ~uint64_t{0xFFFFFFFF}) | v; break;
+    case regs::kInsnAddrHi: insn_addr_ = (insn_addr_ & 0xFFFFFFFF) | (uint64_t{v} << 32); break;
+    case regs::kInsnCount: insn_count_ = v; break;
+    case regs::kWatchdogLo: watchdog_ = (watchdog_ & ~uint64_t{0xFFFFFFFF}) | v; break;
+    case regs::kWatchdogHi: watchdog_ = (watchdog_ & 0xFFFFFFFF) | (uint64_t{v} << 32); break;
     case regs::kCtrl:
       if (v & regs::kCtrlClear) {
         status_ = 0;
@@ -111,8 +83,7 @@ void SimulatedDevice::WriteReg(uint32_t off, uint32_t v) {
       // Runs complete inside START, so ABORT finds nothing to stop.
       if (v & regs::kCtrlStart) StartRun();
       break;
-    default:
-      break;  // read-only or unmapped: ignored
+    default: break;  // read-only or unmapped: ignored
   }
 }
 

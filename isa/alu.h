@@ -43,9 +43,7 @@ inline int64_t Shift(int64_t x, int64_t b, int bits) {
 // MULSHR semantics: the 64-bit product, rounded right by s in [0, 63],
 // saturated to `bits`. For bits <= 32 the product of two in-range values
 // cannot overflow int64.
-inline int64_t MulShr(int64_t x, int64_t m, int s, int bits) {
-  return Saturate(RoundShiftRight(x * m, s), bits);
-}
+inline int64_t MulShr(int64_t x, int64_t m, int s, int bits) { return Saturate(RoundShiftRight(x * m, s), bits); }
 
 // One lane of an ALU operation. `b` is the immediate or the source lane;
 // `imm` is the instruction's immediate (MULSHR's shift). Inputs are in range
@@ -67,8 +65,7 @@ inline int64_t Apply(AluOp op, int64_t dst, int64_t b, int64_t imm, int bits) {
 // Requantization as the accelerator performs it for one value:
 //   y = clamp(MULSHR(acc + bias, multiplier, shift), lo, hi)
 // (ALU sequence: ADD bias; MULSHR multiplier, shift; MAX lo; MIN hi).
-inline int64_t Requantize(int64_t acc, int64_t bias, int64_t multiplier, int shift, int64_t lo,
-                          int64_t hi, int bits) {
+inline int64_t Requantize(int64_t acc, int64_t bias, int64_t multiplier, int shift, int64_t lo, int64_t hi, int bits) {
   int64_t v = Apply(AluOp::kAdd, acc, bias, 0, bits);
   v = Apply(AluOp::kMulShr, v, multiplier, shift, bits);
   v = Apply(AluOp::kMax, v, lo, 0, bits);

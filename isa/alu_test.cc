@@ -41,10 +41,10 @@ TEST(Alu, EveryOpAtInt32Edges) {
   EXPECT_EQ(Apply(AluOp::kMax, kMin32, kMax32, 0, b), kMax32);
   EXPECT_EQ(Apply(AluOp::kAdd, kMax32, 1, 0, b), kMin32);  // wraps
   EXPECT_EQ(Apply(AluOp::kAdd, kMin32, -1, 0, b), kMax32);
-  EXPECT_EQ(Apply(AluOp::kShr, kMax32, 1, 0, b), 1073741824);  // 1073741823.5 -> up
-  EXPECT_EQ(Apply(AluOp::kShr, -3, 1, 0, b), -1);              // -1.5 -> -1
-  EXPECT_EQ(Apply(AluOp::kShr, 3, -2, 0, b), 12);              // negative: shift left
-  EXPECT_EQ(Apply(AluOp::kShr, 0x40000000, -1, 0, b), kMin32); // left shift wraps
+  EXPECT_EQ(Apply(AluOp::kShr, kMax32, 1, 0, b), 1073741824);   // 1073741823.5 -> up
+  EXPECT_EQ(Apply(AluOp::kShr, -3, 1, 0, b), -1);               // -1.5 -> -1
+  EXPECT_EQ(Apply(AluOp::kShr, 3, -2, 0, b), 12);               // negative: shift left
+  EXPECT_EQ(Apply(AluOp::kShr, 0x40000000, -1, 0, b), kMin32);  // left shift wraps
   EXPECT_EQ(Apply(AluOp::kShr, 12345, 100, 0, b), 0);
   EXPECT_EQ(Apply(AluOp::kShr, 1, -64, 0, b), 0);
   EXPECT_EQ(Apply(AluOp::kMul, 65536, 65536, 0, b), 0);  // 2^32 wraps to 0
@@ -56,8 +56,8 @@ TEST(Alu, EveryOpAtInt32Edges) {
   EXPECT_EQ(Apply(AluOp::kMulShr, kMin32, kMin32, 0, b), kMax32);
   EXPECT_EQ(Apply(AluOp::kMulShr, kMin32, kMax32, 0, b), kMin32);
   EXPECT_EQ(Apply(AluOp::kMulShr, 1000, 1 << 30, 31, b), 500);
-  EXPECT_EQ(Apply(AluOp::kMulShr, 3, 1 << 30, 31, b), 2);     // 1.5 -> 2
-  EXPECT_EQ(Apply(AluOp::kMulShr, -3, 1 << 30, 31, b), -1);   // -1.5 -> -1
+  EXPECT_EQ(Apply(AluOp::kMulShr, 3, 1 << 30, 31, b), 2);      // 1.5 -> 2
+  EXPECT_EQ(Apply(AluOp::kMulShr, -3, 1 << 30, 31, b), -1);    // -1.5 -> -1
   EXPECT_EQ(Apply(AluOp::kMulShr, kMin32, kMin32, 63, b), 1);  // 2^62 / 2^63 = 0.5 -> 1
   // CLIP: saturating narrow.
   EXPECT_EQ(Apply(AluOp::kClip, 1000, 127, 0, b), 127);

@@ -45,10 +45,10 @@ struct UopStmt {
   Symbols locals;
 };
 struct SegStmt {
-  Segment seg;                     // kind, name, addr, type; bytes filled in pass 2
-  std::vector<ValueExpr> values;   // .data / .expect
-  std::vector<UopStmt> uops;       // .uops
-  bool random = false;             // bytes already generated in pass 1
+  Segment seg;                    // kind, name, addr, type; bytes filled in pass 2
+  std::vector<ValueExpr> values;  // .data / .expect
+  std::vector<UopStmt> uops;      // .uops
+  bool random = false;            // bytes already generated in pass 1
 };
 
 bool ValidName(const std::string& s) {
@@ -147,7 +147,8 @@ class Assembler {
       TSR_RETURN_IF_ERROR(ts.Expect(","));
       TSR_ASSIGN_OR_RETURN(int64_t hi, EvalNow(ts));
       if (!ts.AtEnd()) return ts.Error(ts.Peek().col, fmt::format("unexpected '{}' after .for", ts.Peek().text));
-      if (hi - lo > (int64_t{1} << 20)) return ts.Error(first.col, fmt::format(".for range of {} iterations is too large", hi - lo));
+      if (hi - lo > (int64_t{1} << 20))
+        return ts.Error(first.col, fmt::format(".for range of {} iterations is too large", hi - lo));
       TSR_ASSIGN_OR_RETURN(size_t close, MatchingEndfor(i, end));
       for (int64_t v = lo; v < hi; ++v) {
         locals_[var] = v;
@@ -199,7 +200,8 @@ class Assembler {
       open_ = nullptr;
     } else if (d.text == "text") {
       TSR_ASSIGN_OR_RETURN(int64_t a, EvalNow(ts));
-      if (a < 0 || a % kInsnBytes != 0) return ts.Error(d.col, fmt::format(".text address {} is not a non-negative multiple of 16", a));
+      if (a < 0 || a % kInsnBytes != 0)
+        return ts.Error(d.col, fmt::format(".text address {} is not a non-negative multiple of 16", a));
       text_addr_ = static_cast<uint64_t>(a);
     } else if (d.text == "equ") {
       int col = ts.Peek().col;
@@ -210,7 +212,11 @@ class Assembler {
     } else if (d.text == "data" || d.text == "expect" || d.text == "uops" || d.text == "random") {
       return SegmentHeader(ts, d, lineno);
     } else {
-      return ts.Error(d.col, fmt::format("unknown directive '.{}'; expected one of .text .equ .data .uops .random .expect .end .for .endfor", d.text));
+      return ts.Error(
+          d.col,
+          fmt::format(
+              "unknown directive '.{}'; expected one of .text .equ .data .uops .random .expect .end .for .endfor",
+              d.text));
     }
     if (!ts.AtEnd()) return ts.Error(ts.Peek().col, fmt::format("unexpected '{}' after .{}", ts.Peek().text, d.text));
     return OkStatus();
@@ -227,7 +233,9 @@ class Assembler {
   Status SegmentHeader(TokenStream& ts, const Token& d, int lineno) {
     auto st = std::make_unique<SegStmt>();
     Segment& s = st->seg;
-    s.kind = d.text == "uops" ? Segment::Kind::kUops : d.text == "expect" ? Segment::Kind::kExpect : Segment::Kind::kData;
+    s.kind = d.text == "uops"     ? Segment::Kind::kUops
+             : d.text == "expect" ? Segment::Kind::kExpect
+                                  : Segment::Kind::kData;
     int name_col = ts.Peek().col;
     TSR_ASSIGN_OR_RETURN(s.name, ts.Ident("a segment name"));
     if (!ValidName(s.name)) return ts.Error(name_col, fmt::format("segment name '{}' may not contain '.'", s.name));
@@ -246,7 +254,8 @@ class Assembler {
         return ts.Error(type_col, fmt::format("unknown element type '{}'; expected i8 u8 i16 u16 i32 u32", type));
     }
     if (s.kind != Segment::Kind::kUops && s.addr % ElemBytes(s.type) != 0)
-      return ts.Error(addr_col, fmt::format("address 0x{:x} is not aligned to {} elements", s.addr, ElemTypeName(s.type)));
+      return ts.Error(addr_col,
+                      fmt::format("address 0x{:x} is not aligned to {} elements", s.addr, ElemTypeName(s.type)));
     if (d.text == "random") {
       // Named arguments: count=E seed=E [min=E] [max=E]
       int64_t count = -1, seed = 0, lo = 0, hi = 0;
@@ -259,28 +268,36 @@ class Assembler {
         TSR_ASSIGN_OR_RETURN(std::string key, ts.Ident("count=, seed=, min= or max="));
         TSR_RETURN_IF_ERROR(ts.Expect("="));
         TSR_ASSIGN_OR_RETURN(int64_t v, EvalNow(ts));
-        if (key == "count") count = v;
-        else if (key == "seed") seed = v, have_seed = true;
-        else if (key == "min") lo = v, range_col = range_col ? range_col : col;
-        else if (key == "max") hi = v, range_col = range_col ? range_col : col;
-        else return ts.Error(col, fmt::format("unknown .random argument '{}'; expected count seed min max", key));
+        if (key == "count")
+          count = v;
+        else if (key == "seed")
+          seed = v, have_seed = true;
+        else if (key == "min")
+          lo = v, range_col = range_col ? range_col : col;
+        else if (key == "max")
+          hi = v, range_col = range_col ? range_col : col;
+        else
+          return ts.Error(col, fmt::format("unknown .random argument '{}'; expected count seed min max", key));
       }
       if (count < 0 || count > (int64_t{1} << 28))
         return ts.Error(d.col, fmt::format(".random needs count= in [0, 2^28], got {}", count));
       if (!have_seed) return ts.Error(d.col, ".random needs seed=");
       if (lo > hi || lo < tlo || hi > thi)
-        return ts.Error(range_col, fmt::format("random range [{}, {}] is empty or outside {}", lo, hi, ElemTypeName(s.type)));
+        return ts.Error(range_col,
+                        fmt::format("random range [{}, {}] is empty or outside {}", lo, hi, ElemTypeName(s.type)));
       uint64_t state = static_cast<uint64_t>(seed);
       const uint64_t span = static_cast<uint64_t>(hi - lo) + 1;
       for (int64_t i = 0; i < count; ++i)
-        AppendLe(s.bytes, static_cast<uint64_t>(lo + static_cast<int64_t>(SplitMix64(state) % span)), ElemBytes(s.type));
+        AppendLe(s.bytes, static_cast<uint64_t>(lo + static_cast<int64_t>(SplitMix64(state) % span)),
+                 ElemBytes(s.type));
       st->random = true;
       TSR_RETURN_IF_ERROR(Define(ts, name_col, s.name, static_cast<int64_t>(s.addr)));
       TSR_RETURN_IF_ERROR(DefineSegmentSymbols(ts, name_col, s, static_cast<size_t>(count)));
       segs_.push_back(std::move(st));
       return OkStatus();
     }
-    if (!ts.AtEnd()) return ts.Error(ts.Peek().col, fmt::format("unexpected '{}' after .{} header", ts.Peek().text, d.text));
+    if (!ts.AtEnd())
+      return ts.Error(ts.Peek().col, fmt::format("unexpected '{}' after .{} header", ts.Peek().text, d.text));
     TSR_RETURN_IF_ERROR(Define(ts, name_col, s.name, static_cast<int64_t>(s.addr)));
     open_ = st.get();
     open_line_ = lineno;
@@ -321,19 +338,22 @@ class Assembler {
     const Token& m = ts.Next();
     const OpcodeInfo* op = FindOpcode(Upper(m.text));
     if (op == nullptr)
-      return ts.Error(m.col, fmt::format("unknown mnemonic '{}'; expected LOAD STORE GEMM ALU FINISH or a directive", m.text));
+      return ts.Error(m.col,
+                      fmt::format("unknown mnemonic '{}'; expected LOAD STORE GEMM ALU FINISH or a directive", m.text));
     InsnStmt st{op, {}, ts.where(), lineno, m.col, locals_};
     while (!ts.AtEnd()) {
       int col = ts.Peek().col;
       TSR_ASSIGN_OR_RETURN(std::string name, ts.Ident("a field name"));
       const FieldInfo* fi = FindField(name);
       if (fi == nullptr || !fi->InFormat(op->format) || fi->id == FieldId::opcode)
-        return ts.Error(col, fmt::format("unknown field '{}' for {}; expected one of: {}", name, op->name, FieldList(op->format)));
+        return ts.Error(
+            col, fmt::format("unknown field '{}' for {}; expected one of: {}", name, op->name, FieldList(op->format)));
       for (const FieldAssign& f : st.fields)
         if (f.field == fi) return ts.Error(col, fmt::format("field '{}' given twice", name));
       FieldAssign fa{fi, nullptr, "", col};
       if (!ts.IsPunct("=")) {
-        if (fi->kind != FieldKind::kFlag) return ts.Error(ts.Peek().col, fmt::format("expected '=' after field '{}'", name));
+        if (fi->kind != FieldKind::kFlag)
+          return ts.Error(ts.Peek().col, fmt::format("expected '=' after field '{}'", name));
       } else {
         ts.Next();
         if (fi->kind == FieldKind::kEnum && ts.Peek().kind == Token::Kind::kIdent) {
@@ -359,11 +379,15 @@ class Assembler {
       if (!fa.enum_name.empty()) {
         if (fa.field->id == FieldId::mem) {
           const MemInfo* mi = FindMemType(fa.enum_name);
-          if (!mi) return err(fa.col, fmt::format("unknown memory type '{}'; expected uop wgt inp acc out acc8", fa.enum_name));
+          if (!mi)
+            return err(fa.col,
+                       fmt::format("unknown memory type '{}'; expected uop wgt inp acc out acc8", fa.enum_name));
           v = static_cast<int64_t>(mi->mem);
         } else if (fa.field->id == FieldId::alu_op) {
           const AluOpInfo* ai = FindAluOp(fa.enum_name);
-          if (!ai) return err(fa.col, fmt::format("unknown ALU operation '{}'; expected min max add shr mul mulshr clip mov", fa.enum_name));
+          if (!ai)
+            return err(fa.col, fmt::format("unknown ALU operation '{}'; expected min max add shr mul mulshr clip mov",
+                                           fa.enum_name));
           v = static_cast<int64_t>(ai->op);
         } else {
           return err(fa.col, fmt::format("field '{}' takes a number", fa.field->name));

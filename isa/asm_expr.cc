@@ -33,13 +33,14 @@ StatusOr<std::vector<Token>> Tokenize(const std::string& line, const std::string
     } else if (std::isdigit(static_cast<unsigned char>(c))) {
       int base = 10;
       size_t j = i;
-      if (c == '0' && i + 1 < n && (line[i + 1] == 'x' || line[i + 1] == 'X')) base = 16, j += 2;
-      else if (c == '0' && i + 1 < n && (line[i + 1] == 'b' || line[i + 1] == 'B')) base = 2, j += 2;
+      if (c == '0' && i + 1 < n && (line[i + 1] == 'x' || line[i + 1] == 'X'))
+        base = 16, j += 2;
+      else if (c == '0' && i + 1 < n && (line[i + 1] == 'b' || line[i + 1] == 'B'))
+        base = 2, j += 2;
       size_t start = j;
       unsigned __int128 v = 0;
       while (j < n && std::isxdigit(static_cast<unsigned char>(line[j]))) {
-        int d = std::isdigit(static_cast<unsigned char>(line[j])) ? line[j] - '0'
-                                                                   : std::tolower(line[j]) - 'a' + 10;
+        int d = std::isdigit(static_cast<unsigned char>(line[j])) ? line[j] - '0' : std::tolower(line[j]) - 'a' + 10;
         if (d >= base) break;
         v = v * base + d;
         if (v > static_cast<unsigned __int128>(INT64_MAX))
@@ -114,7 +115,13 @@ StatusOr<std::unique_ptr<Expr>> TokenStream::Binary(int level) {
     TSR_ASSIGN_OR_RETURN(std::unique_ptr<Expr> rhs, Binary(level + 1));
     auto e = std::make_unique<Expr>();
     const std::string m = match;
-    e->op = m == "<<" ? 'L' : m == ">>" ? 'R' : m == "==" ? 'E' : m == "!=" ? 'N' : m == "<=" ? 'l' : m == ">=" ? 'g' : m[0];
+    e->op = m == "<<"   ? 'L'
+            : m == ">>" ? 'R'
+            : m == "==" ? 'E'
+            : m == "!=" ? 'N'
+            : m == "<=" ? 'l'
+            : m == ">=" ? 'g'
+                        : m[0];
     e->col = col;
     e->a = std::move(lhs);
     e->b = std::move(rhs);

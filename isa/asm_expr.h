@@ -41,9 +41,7 @@ class TokenStream {
   const Token& Peek(int k = 0) const { return toks_[std::min(pos_ + k, toks_.size() - 1)]; }
   const Token& Next() { return toks_[std::min(pos_++, toks_.size() - 1)]; }
   bool AtEnd() const { return Peek().kind == Token::Kind::kEnd; }
-  bool IsPunct(const char* p, int k = 0) const {
-    return Peek(k).kind == Token::Kind::kPunct && Peek(k).text == p;
-  }
+  bool IsPunct(const char* p, int k = 0) const { return Peek(k).kind == Token::Kind::kPunct && Peek(k).text == p; }
   Status Error(int col, const std::string& msg) const;
   Status Expect(const char* punct);
   StatusOr<std::string> Ident(const char* what);

@@ -180,7 +180,8 @@ TEST(AssemblerErrors, FileLineColumnAndWhatWasExpected) {
   EXPECT_EQ(AsmError("LOAD mem=inp y_size=1 y_size=2\n"), "t.s:1:23: field 'y_size' given twice");
   EXPECT_EQ(AsmError("LOAD mem=inp dram=0x1001\n"),
             "t.s:1:14: dram address 0x1001 is not a multiple of the inp element size (16 bytes)");
-  EXPECT_EQ(AsmError("\n\n  LOAD mem=inp y_size=65536\n"), "t.s:3:3: field 'y_size' = 65536 does not fit in unsigned 16 bits");
+  EXPECT_EQ(AsmError("\n\n  LOAD mem=inp y_size=65536\n"),
+            "t.s:3:3: field 'y_size' = 65536 does not fit in unsigned 16 bits");
   EXPECT_EQ(AsmError("STORE mem=out push_next\n"),
             "t.s:1:1: STORE runs on the store module, which has no next stage: pop_next/push_next are illegal");
   EXPECT_EQ(AsmError("FINISH @\n"), "t.s:1:8: unexpected character '@'");
@@ -189,19 +190,25 @@ TEST(AssemblerErrors, FileLineColumnAndWhatWasExpected) {
 
 TEST(AssemblerErrors, Directives) {
   EXPECT_EQ(AsmError(".equ A 1\n.equ A 2\n"), "t.s:2:6: symbol 'A' is already defined");
-  EXPECT_EQ(AsmError(".bogus\n"), "t.s:1:1: unknown directive '.bogus'; expected one of .text .equ .data .uops .random .expect .end .for .endfor");
+  EXPECT_EQ(
+      AsmError(".bogus\n"),
+      "t.s:1:1: unknown directive '.bogus'; expected one of .text .equ .data .uops .random .expect .end .for .endfor");
   EXPECT_EQ(AsmError(".end\n"), "t.s:1:1: .end without an open segment");
   EXPECT_EQ(AsmError(".data a 0x100 i8\n 1\n"), "t.s:1: segment 'a' is not closed by .end");
-  EXPECT_EQ(AsmError(".data a 0x100 f32\n.end\n"), "t.s:1:15: unknown element type 'f32'; expected i8 u8 i16 u16 i32 u32");
+  EXPECT_EQ(AsmError(".data a 0x100 f32\n.end\n"),
+            "t.s:1:15: unknown element type 'f32'; expected i8 u8 i16 u16 i32 u32");
   EXPECT_EQ(AsmError(".data a 0x101 i32\n.end\n"), "t.s:1:9: address 0x101 is not aligned to i32 elements");
   EXPECT_EQ(AsmError(".data a 0x100 i8\n 1, 200\n.end\n"), "t.s:2:5: value 200 does not fit i8 [-128, 127]");
   EXPECT_EQ(AsmError(".data a 0x100 i8\n 1 2\n.end\n"), "t.s:2:4: expected ',', found '2'");
-  EXPECT_EQ(AsmError(".uops k 0x100\n dst=1 bogus=2\n.end\n"), "t.s:2:8: unknown uop field 'bogus'; expected dst src wgt");
+  EXPECT_EQ(AsmError(".uops k 0x100\n dst=1 bogus=2\n.end\n"),
+            "t.s:2:8: unknown uop field 'bogus'; expected dst src wgt");
   EXPECT_EQ(AsmError(".uops k 0x100\n dst=99999\n.end\n"), "t.s:2: uop field 'dst' = 99999 does not fit in 11 bits");
   EXPECT_EQ(AsmError(".text 0x104\n"), "t.s:1:1: .text address 260 is not a non-negative multiple of 16");
-  EXPECT_EQ(AsmError(".random r 0x100 i8 count=4 seed=1 min=5 max=2\n"), "t.s:1:35: random range [5, 2] is empty or outside i8");
+  EXPECT_EQ(AsmError(".random r 0x100 i8 count=4 seed=1 min=5 max=2\n"),
+            "t.s:1:35: random range [5, 2] is empty or outside i8");
   EXPECT_EQ(AsmError(".random r 0x100 i8 count=4\n"), "t.s:1:1: .random needs seed=");
-  EXPECT_EQ(AsmError(".random r 0x100 i8 count=4 seed=1 size=3\n"), "t.s:1:35: unknown .random argument 'size'; expected count seed min max");
+  EXPECT_EQ(AsmError(".random r 0x100 i8 count=4 seed=1 size=3\n"),
+            "t.s:1:35: unknown .random argument 'size'; expected count seed min max");
   EXPECT_EQ(AsmError(".data a 0x100 i8\n1,2,3,4\n.end\n.data b 0x102 u8\n9\n.end\n"),
             "t.s: data segment 'a' [0x100, 0x104) overlaps data segment 'b' [0x102, 0x103)");
   EXPECT_EQ(AsmError(".data a 0x0 i8\n1\n.end\nFINISH\n"),

@@ -178,8 +178,8 @@ Status Validate(HwConfig& c, const std::string& source) {
     return InvalidArgumentError("{}: key '{}': {}", source, key, what);
   };
   if (c.acc_bits < c.inp_bits)
-    return key_error("datatypes.acc_bits", fmt::format("must be at least datatypes.inp_bits ({}), got {}",
-                                                       c.inp_bits, c.acc_bits));
+    return key_error("datatypes.acc_bits",
+                     fmt::format("must be at least datatypes.inp_bits ({}), got {}", c.inp_bits, c.acc_bits));
   c.out_bits = c.inp_bits;
   c.inp_tile_bytes = c.batch * c.block_in * c.inp_bits / 8;
   c.wgt_tile_bytes = c.block_out * c.block_in * c.wgt_bits / 8;
@@ -209,11 +209,11 @@ Status Validate(HwConfig& c, const std::string& source) {
   if (c.dram_size_bytes % 4096 != 0)
     return key_error("dram.size_bytes", fmt::format("must be a multiple of 4096, got {}", c.dram_size_bytes));
   TSR_RETURN_IF_ERROR(ComputeLayout(c, source));
-  c.isa_fingerprint = Fnv1a(fmt::format(
-      "tessera-isa-v1;batch={};block_in={};block_out={};inp={};wgt={};acc={};inp_bytes={};"
-      "wgt_bytes={};acc_bytes={};uop_bytes={}",
-      c.batch, c.block_in, c.block_out, c.inp_bits, c.wgt_bits, c.acc_bits, c.inp_bytes,
-      c.wgt_bytes, c.acc_bytes, c.uop_bytes));
+  c.isa_fingerprint =
+      Fnv1a(fmt::format("tessera-isa-v1;batch={};block_in={};block_out={};inp={};wgt={};acc={};inp_bytes={};"
+                        "wgt_bytes={};acc_bytes={};uop_bytes={}",
+                        c.batch, c.block_in, c.block_out, c.inp_bits, c.wgt_bits, c.acc_bits, c.inp_bytes, c.wgt_bytes,
+                        c.acc_bytes, c.uop_bytes));
   return OkStatus();
 }
 
@@ -299,8 +299,7 @@ int64_t HwConfig::Entries(MemType m) const {
 int HwConfig::FieldWidth(Width w) const {
   switch (w.rule) {
     case WidthRule::kFixed: return w.fixed;
-    case WidthRule::kSramIdx:
-      return std::max({inp_idx_bits, wgt_idx_bits, acc_idx_bits, uop_idx_bits});
+    case WidthRule::kSramIdx: return std::max({inp_idx_bits, wgt_idx_bits, acc_idx_bits, uop_idx_bits});
     case WidthRule::kUopIdx: return uop_idx_bits;
     case WidthRule::kUopEnd: return uop_idx_bits + 1;
     case WidthRule::kAccIdx: return acc_idx_bits;
@@ -336,12 +335,14 @@ std::string HwConfigToJson(const HwConfig& c) {
   j["clock_mhz"] = c.clock_mhz;
   j["gemm"] = {{"batch", c.batch}, {"block_in", c.block_in}, {"block_out", c.block_out}};
   j["datatypes"] = {{"inp_bits", c.inp_bits}, {"wgt_bits", c.wgt_bits}, {"acc_bits", c.acc_bits}};
-  j["scratchpads"] = {{"inp_bytes", c.inp_bytes}, {"wgt_bytes", c.wgt_bytes},
-                      {"acc_bytes", c.acc_bytes}, {"uop_bytes", c.uop_bytes}};
-  j["dram"] = {{"size_bytes", c.dram_size_bytes}, {"latency_cycles", c.dram_latency_cycles},
-               {"max_outstanding", c.dram_max_outstanding}, {"bytes_per_cycle", c.dram_bytes_per_cycle}};
-  j["queues"] = {{"command_depth", c.command_queue_depth}, {"fetch_buffer", c.fetch_buffer},
-                 {"token_depth", c.token_queue_depth}};
+  j["scratchpads"] = {
+      {"inp_bytes", c.inp_bytes}, {"wgt_bytes", c.wgt_bytes}, {"acc_bytes", c.acc_bytes}, {"uop_bytes", c.uop_bytes}};
+  j["dram"] = {{"size_bytes", c.dram_size_bytes},
+               {"latency_cycles", c.dram_latency_cycles},
+               {"max_outstanding", c.dram_max_outstanding},
+               {"bytes_per_cycle", c.dram_bytes_per_cycle}};
+  j["queues"] = {
+      {"command_depth", c.command_queue_depth}, {"fetch_buffer", c.fetch_buffer}, {"token_depth", c.token_queue_depth}};
   j["timing"] = {{"dma_setup_cycles", c.dma_setup_cycles},
                  {"gemm_pipeline_depth", c.gemm_pipeline_depth},
                  {"alu_pipeline_depth", c.alu_pipeline_depth}};
@@ -354,21 +355,21 @@ std::string DescribeHwConfig(const HwConfig& c) {
   line("config {}{}{}", c.name, c.description.empty() ? "" : " — ", c.description);
   line("  isa fingerprint     0x{:016x}", c.isa_fingerprint);
   line("  clock               {} MHz", c.clock_mhz);
-  line("  gemm core           {} x {} x {}  ({} MACs/cycle, {:.1f} GOPS peak)", c.batch, c.block_in,
-       c.block_out, c.macs_per_cycle, 2.0 * c.macs_per_cycle * c.clock_mhz / 1000.0);
-  line("  datatypes           inp int{}, wgt int{}, acc int{}, out int{}", c.inp_bits, c.wgt_bits,
-       c.acc_bits, c.out_bits);
+  line("  gemm core           {} x {} x {}  ({} MACs/cycle, {:.1f} GOPS peak)", c.batch, c.block_in, c.block_out,
+       c.macs_per_cycle, 2.0 * c.macs_per_cycle * c.clock_mhz / 1000.0);
+  line("  datatypes           inp int{}, wgt int{}, acc int{}, out int{}", c.inp_bits, c.wgt_bits, c.acc_bits,
+       c.out_bits);
   line("  scratchpad   bytes      tile bytes  entries  index bits");
   line("    inp        {:>9}  {:>10}  {:>7}  {:>10}", c.inp_bytes, c.inp_tile_bytes, c.inp_entries, c.inp_idx_bits);
   line("    wgt        {:>9}  {:>10}  {:>7}  {:>10}", c.wgt_bytes, c.wgt_tile_bytes, c.wgt_entries, c.wgt_idx_bits);
   line("    acc        {:>9}  {:>10}  {:>7}  {:>10}", c.acc_bytes, c.acc_tile_bytes, c.acc_entries, c.acc_idx_bits);
-  line("    out        {:>9}  {:>10}  {:>7}  {:>10}", c.acc_entries * c.out_tile_bytes, c.out_tile_bytes,
-       c.acc_entries, c.acc_idx_bits);
+  line("    out        {:>9}  {:>10}  {:>7}  {:>10}", c.acc_entries * c.out_tile_bytes, c.out_tile_bytes, c.acc_entries,
+       c.acc_idx_bits);
   line("    uop        {:>9}  {:>10}  {:>7}  {:>10}", c.uop_bytes, kUopBytes, c.uop_entries, c.uop_idx_bits);
   line("  dram                {} bytes, latency {} cycles, {} bytes/cycle, {} bursts in flight", c.dram_size_bytes,
        c.dram_latency_cycles, c.dram_bytes_per_cycle, c.dram_max_outstanding);
-  line("  queues              command depth {}, fetch buffer {}, token depth {}", c.command_queue_depth,
-       c.fetch_buffer, c.token_queue_depth);
+  line("  queues              command depth {}, fetch buffer {}, token depth {}", c.command_queue_depth, c.fetch_buffer,
+       c.token_queue_depth);
   line("  timing              dma setup {} cycles, gemm pipeline {}, alu pipeline {}", c.dma_setup_cycles,
        c.gemm_pipeline_depth, c.alu_pipeline_depth);
   for (int f = 0; f < kNumFormats; ++f) {

@@ -7,8 +7,7 @@
 namespace tessera {
 namespace {
 
-const char* kConfigs[] = {"configs/default.json", "configs/pynq-z1.json", "configs/tiny.json",
-                          "configs/large.json"};
+const char* kConfigs[] = {"configs/default.json", "configs/pynq-z1.json", "configs/tiny.json", "configs/large.json"};
 
 nlohmann::json DefaultJson() {
   auto cfg = LoadHwConfig("configs/default.json");

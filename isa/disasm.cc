@@ -30,8 +30,10 @@ std::string FormatInstruction(const HwConfig& cfg, const Instruction& in) {
     switch (fi.kind) {
       case FieldKind::kFlag: flags += fmt::format(" {}", fi.name); break;  // flags go last
       case FieldKind::kEnum:
-        if (fi.id == FieldId::mem) s += fmt::format(" mem={}", FindMemType(v)->name);
-        else s += fmt::format(" op={}", FindAluOp(v)->name);
+        if (fi.id == FieldId::mem)
+          s += fmt::format(" mem={}", FindMemType(v)->name);
+        else
+          s += fmt::format(" op={}", FindAluOp(v)->name);
         break;
       case FieldKind::kDramAddr:
         s += fmt::format(" dram=0x{:x}", static_cast<uint64_t>(v) * cfg.ElementBytes(in.mem_type()));
@@ -44,15 +46,19 @@ std::string FormatInstruction(const HwConfig& cfg, const Instruction& in) {
 }
 
 std::string Disassemble(const HwConfig& cfg, const Program& prog) {
-  std::string out = fmt::format("# Tessera program for config '{}' (isa fingerprint 0x{:016x})\n", cfg.name,
-                                cfg.isa_fingerprint);
+  std::string out =
+      fmt::format("# Tessera program for config '{}' (isa fingerprint 0x{:016x})\n", cfg.name, cfg.isa_fingerprint);
   out += fmt::format(".text 0x{:x}\n", prog.text_addr);
   for (const Segment& s : prog.segments) {
     out += "\n";
     switch (s.kind) {
       case Segment::Kind::kUops: out += fmt::format(".uops {} 0x{:x}\n", s.name, s.addr); break;
-      case Segment::Kind::kData: out += fmt::format(".data {} 0x{:x} {}\n", s.name, s.addr, ElemTypeName(s.type)); break;
-      case Segment::Kind::kExpect: out += fmt::format(".expect {} 0x{:x} {}\n", s.name, s.addr, ElemTypeName(s.type)); break;
+      case Segment::Kind::kData:
+        out += fmt::format(".data {} 0x{:x} {}\n", s.name, s.addr, ElemTypeName(s.type));
+        break;
+      case Segment::Kind::kExpect:
+        out += fmt::format(".expect {} 0x{:x} {}\n", s.name, s.addr, ElemTypeName(s.type));
+        break;
     }
     if (s.kind == Segment::Kind::kUops) {
       for (size_t i = 0; i < s.count(); ++i) {

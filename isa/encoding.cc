@@ -8,10 +8,12 @@ namespace {
 Status CheckModuleFlags(const Instruction& in) {
   Module m = ModuleOf(in);
   if (m == Module::kLoad && (in.pop_prev || in.push_prev))
-    return InvalidArgumentError("{} runs on the load module, which has no previous stage: pop_prev/push_prev are illegal",
-                                FindOpcode(in.opcode)->name);
+    return InvalidArgumentError(
+        "{} runs on the load module, which has no previous stage: pop_prev/push_prev are illegal",
+        FindOpcode(in.opcode)->name);
   if (m == Module::kStore && (in.pop_next || in.push_next))
-    return InvalidArgumentError("STORE runs on the store module, which has no next stage: pop_next/push_next are illegal");
+    return InvalidArgumentError(
+        "STORE runs on the store module, which has no next stage: pop_next/push_next are illegal");
   return OkStatus();
 }
 
@@ -35,8 +37,7 @@ Status ValidateInstruction(const HwConfig& cfg, const Instruction& in) {
     int64_t v = in.Field(fi.id);
     const FieldSlot& slot = cfg.layout.slot(op->format, fi.id);
     if (!slot.present()) {
-      if (v != 0)
-        return InvalidArgumentError("field '{}' is not part of {} (value {})", fi.name, op->name, v);
+      if (v != 0) return InvalidArgumentError("field '{}' is not part of {} (value {})", fi.name, op->name, v);
       continue;
     }
     bool fits = fi.kind == FieldKind::kSigned ? FitsSigned(v, slot.width) : FitsUnsigned(v, slot.width);
@@ -67,7 +68,8 @@ Status ValidateInstruction(const HwConfig& cfg, const Instruction& in) {
         if (a == nullptr) return InvalidArgumentError("unknown ALU operation {}", in.alu_op);
         if (a->operand == AluOperand::kVecAndImm) {
           if (in.use_imm)
-            return InvalidArgumentError("ALU {} takes a vector operand and an immediate shift: use_imm is illegal", a->name);
+            return InvalidArgumentError("ALU {} takes a vector operand and an immediate shift: use_imm is illegal",
+                                        a->name);
           if (in.imm < 0 || in.imm > 63)
             return InvalidArgumentError("ALU {} shift imm = {} is outside [0, 63]", a->name, in.imm);
         }

@@ -101,8 +101,7 @@ Module ModuleOf(const Instruction& insn) {
 }
 
 uint64_t Word128::Get(int lsb, int width) const {
-  TSR_CHECK(width >= 0 && width <= 64 && lsb >= 0 && lsb + width <= 128, "lsb {} width {}", lsb,
-            width);
+  TSR_CHECK(width >= 0 && width <= 64 && lsb >= 0 && lsb + width <= 128, "lsb {} width {}", lsb, width);
   if (width == 0) return 0;
   unsigned __int128 v = (static_cast<unsigned __int128>(hi) << 64) | lo;
   v >>= lsb;
@@ -111,8 +110,7 @@ uint64_t Word128::Get(int lsb, int width) const {
 }
 
 void Word128::Set(int lsb, int width, uint64_t value) {
-  TSR_CHECK(width >= 0 && width <= 64 && lsb >= 0 && lsb + width <= 128, "lsb {} width {}", lsb,
-            width);
+  TSR_CHECK(width >= 0 && width <= 64 && lsb >= 0 && lsb + width <= 128, "lsb {} width {}", lsb, width);
   if (width == 0) return;
   uint64_t mask = width == 64 ? ~0ull : ((1ull << width) - 1);
   unsigned __int128 v = (static_cast<unsigned __int128>(hi) << 64) | lo;

@@ -70,7 +70,7 @@ struct FieldInfo {
   FieldId id;
   std::string_view name;  // assembly name
   Width width;
-  uint8_t formats;        // kFmt* mask
+  uint8_t formats;  // kFmt* mask
   FieldKind kind;
   std::string_view summary;
   bool InFormat(Format f) const { return formats & (1u << static_cast<int>(f)); }
@@ -103,13 +103,12 @@ struct AluOpInfo {
 
 namespace isa_detail {
 inline constexpr Width W(int n) { return Width{WidthRule::kFixed, n}; }
-inline constexpr Width SramIdx{WidthRule::kSramIdx, 0}, UopIdx{WidthRule::kUopIdx, 0},
-    UopEnd{WidthRule::kUopEnd, 0}, AccIdx{WidthRule::kAccIdx, 0}, SrcIdx{WidthRule::kSrcIdx, 0},
-    WgtIdx{WidthRule::kWgtIdx, 0};
+inline constexpr Width SramIdx{WidthRule::kSramIdx, 0}, UopIdx{WidthRule::kUopIdx, 0}, UopEnd{WidthRule::kUopEnd, 0},
+    AccIdx{WidthRule::kAccIdx, 0}, SrcIdx{WidthRule::kSrcIdx, 0}, WgtIdx{WidthRule::kWgtIdx, 0};
 }  // namespace isa_detail
 
 inline constexpr std::array<FieldInfo, kNumFields> kFields = {{
-#define TSR_FIELD(id, name, width, fmts, kind, summary)                                            \
+#define TSR_FIELD(id, name, width, fmts, kind, summary) \
   {FieldId::id, name, isa_detail::width, fmts, FieldKind::kind, summary},
 #include "isa/isa.def"
 }};

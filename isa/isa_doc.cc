@@ -187,24 +187,29 @@ std::string GenerateIsaDoc(const HwConfig& cfg) {
   s += "\n## Memory types\n\n| value | name | LOAD | STORE | executed by | element bytes (`" + cfg.name +
        "`) | summary |\n|---|---|---|---|---|---|---|\n";
   for (const MemInfo& m : kMemTypes)
-    s += fmt::format("| {} | `{}` | {} | {} | {} | {} | {} |\n", static_cast<int>(m.mem), m.name, m.loadable ? "yes" : "no",
-                     m.storable ? "yes" : "no", m.loadable ? ModuleName(m.load_module) : m.storable ? "store" : "-",
+    s += fmt::format("| {} | `{}` | {} | {} | {} | {} | {} |\n", static_cast<int>(m.mem), m.name,
+                     m.loadable ? "yes" : "no", m.storable ? "yes" : "no",
+                     m.loadable   ? ModuleName(m.load_module)
+                     : m.storable ? "store"
+                                  : "-",
                      cfg.ElementBytes(m.mem), m.summary);
   s += "\n## ALU operations\n\n| value | op | operand | semantics |\n|---|---|---|---|\n";
   for (const AluOpInfo& a : kAluOps)
     s += fmt::format("| {} | `{}` | {} | `{}` |\n", static_cast<int>(a.op), a.name,
                      a.operand == AluOperand::kImmOrVec ? "imm or vector" : "vector and imm", a.semantics);
-  s += fmt::format("\n## Instruction formats (config `{}`)\n\nBits are numbered from 0 (least significant) to 127; "
-                   "the word is stored little-endian (byte 0 holds bits 7..0).\n",
-                   cfg.name);
+  s += fmt::format(
+      "\n## Instruction formats (config `{}`)\n\nBits are numbered from 0 (least significant) to 127; "
+      "the word is stored little-endian (byte 0 holds bits 7..0).\n",
+      cfg.name);
   for (int f = 0; f < kNumFormats; ++f) {
     Format fid = static_cast<Format>(f);
     std::string ops;
     for (const OpcodeInfo& op : kOpcodes)
       if (op.format == fid) ops += (ops.empty() ? "" : ", ") + std::string(op.name);
-    s += fmt::format("\n### {} format ({}; {} of {} bits used)\n\n| bits | field | width | width rule | meaning |\n"
-                     "|---|---|---|---|---|\n",
-                     FormatName(fid), ops, cfg.layout.bits_used[f], kInsnBits);
+    s += fmt::format(
+        "\n### {} format ({}; {} of {} bits used)\n\n| bits | field | width | width rule | meaning |\n"
+        "|---|---|---|---|---|\n",
+        FormatName(fid), ops, cfg.layout.bits_used[f], kInsnBits);
     for (const FieldInfo& fi : kFields) {
       const FieldSlot& sl = cfg.layout.slot(fid, fi.id);
       if (!sl.present()) continue;
@@ -212,9 +217,10 @@ std::string GenerateIsaDoc(const HwConfig& cfg) {
                        RuleText(fi.width), fi.summary);
     }
   }
-  s += fmt::format("\n### Micro-op format ({} of {} bits used)\n\n| bits | field | width | width rule | meaning |\n"
-                   "|---|---|---|---|---|\n",
-                   cfg.layout.uop_bits_used, kUopBits);
+  s += fmt::format(
+      "\n### Micro-op format ({} of {} bits used)\n\n| bits | field | width | width rule | meaning |\n"
+      "|---|---|---|---|---|\n",
+      cfg.layout.uop_bits_used, kUopBits);
   for (const UopFieldInfo& fi : kUopFields) {
     const FieldSlot& sl = cfg.layout.uop_slot(fi.id);
     s += fmt::format("| {}..{} | `{}` | {} | {} | {} |\n", sl.lsb + sl.width - 1, sl.lsb, fi.name, sl.width,

@@ -37,8 +37,8 @@ class Reader {
   Reader(const std::vector<uint8_t>& b, const std::string& source) : b_(b), source_(source) {}
   Status Need(uint64_t n, const char* what) {
     if (n > b_.size() - pos_)
-      return DataLossError("{}: truncated program object: {} needs {} bytes at offset {}, {} left", source_,
-                           what, n, pos_, b_.size() - pos_);
+      return DataLossError("{}: truncated program object: {} needs {} bytes at offset {}, {} left", source_, what, n,
+                           pos_, b_.size() - pos_);
     return OkStatus();
   }
   uint64_t Le(int n) {
@@ -145,8 +145,8 @@ Status CheckProgramLayout(const HwConfig& cfg, const Program& prog) {
   ranges.push_back({prog.text_addr, prog.text_addr + prog.insns.size() * kInsnBytes, "the instruction stream"});
   for (const Segment& s : prog.segments) {
     if (s.bytes.size() % ElemBytes(s.type) != 0)
-      return InvalidArgumentError("segment '{}': {} bytes is not a whole number of {} elements", s.name,
-                                  s.bytes.size(), ElemTypeName(s.type));
+      return InvalidArgumentError("segment '{}': {} bytes is not a whole number of {} elements", s.name, s.bytes.size(),
+                                  ElemTypeName(s.type));
     if (s.addr > cfg.dram_size_bytes || s.bytes.size() > cfg.dram_size_bytes - s.addr)
       return OutOfRangeError("segment '{}' [0x{:x}, 0x{:x}) is outside DRAM ({} bytes)", s.name, s.addr,
                              s.addr + s.bytes.size(), cfg.dram_size_bytes);
@@ -207,8 +207,7 @@ bool IsProgramObject(const std::vector<uint8_t>& bytes) {
 
 StatusOr<Program> ParseProgramObject(const HwConfig& cfg, const std::vector<uint8_t>& bytes,
                                      const std::string& source) {
-  if (!IsProgramObject(bytes))
-    return InvalidArgumentError("{}: not a Tessera program object (bad magic)", source);
+  if (!IsProgramObject(bytes)) return InvalidArgumentError("{}: not a Tessera program object (bad magic)", source);
   Reader r(bytes, source);
   TSR_ASSIGN_OR_RETURN(std::vector<uint8_t> magic, r.Take(sizeof(kMagic), "magic"));
   TSR_ASSIGN_OR_RETURN(uint64_t version, r.Get(4, "version"));

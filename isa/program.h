@@ -42,8 +42,7 @@ struct Program {
 
 // Program object (.bin) serialization; see docs/formats.md.
 StatusOr<std::vector<uint8_t>> SerializeProgram(const HwConfig& cfg, const Program& prog);
-StatusOr<Program> ParseProgramObject(const HwConfig& cfg, const std::vector<uint8_t>& bytes,
-                                     const std::string& source);
+StatusOr<Program> ParseProgramObject(const HwConfig& cfg, const std::vector<uint8_t>& bytes, const std::string& source);
 bool IsProgramObject(const std::vector<uint8_t>& bytes);
 
 // The instruction stream as it sits in DRAM: 16 bytes per instruction.

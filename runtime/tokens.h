@@ -46,14 +46,10 @@ inline TokenFlag TokenPopFlag(int q) {
 }
 inline int64_t& FlagOf(Instruction& in, TokenFlag f) {
   switch (f) {
-    case TokenFlag::kPopPrev:
-      return in.pop_prev;
-    case TokenFlag::kPopNext:
-      return in.pop_next;
-    case TokenFlag::kPushPrev:
-      return in.push_prev;
-    case TokenFlag::kPushNext:
-      return in.push_next;
+    case TokenFlag::kPopPrev: return in.pop_prev;
+    case TokenFlag::kPopNext: return in.pop_next;
+    case TokenFlag::kPushPrev: return in.push_prev;
+    case TokenFlag::kPushNext: return in.push_next;
   }
   return in.push_next;
 }

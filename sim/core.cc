@@ -72,12 +72,14 @@ Status Core::CheckMem(const Instruction& in, int64_t index) const {
   const int64_t entries = cfg_.Entries(in.mem_type());
   const int64_t n = SramRows(in);
   if (in.sram + n > entries)
-    return Error(index, in, fmt::format("scratchpad range [{}, {}) is outside the {} scratchpad ({} entries)", in.sram,
-                                        in.sram + n, FindMemType(in.mem)->name, entries));
+    return Error(index, in,
+                 fmt::format("scratchpad range [{}, {}) is outside the {} scratchpad ({} entries)", in.sram,
+                             in.sram + n, FindMemType(in.mem)->name, entries));
   DramSpan s = MemSpan(in);
   if (s.end_byte > s.first_byte && !dram_->InBounds(s.first_byte, s.end_byte - s.first_byte))
-    return Error(index, in, fmt::format("DRAM range [0x{:x}, 0x{:x}) is outside DRAM ({} bytes)", s.first_byte,
-                                        s.end_byte, dram_->size()));
+    return Error(
+        index, in,
+        fmt::format("DRAM range [0x{:x}, 0x{:x}) is outside DRAM ({} bytes)", s.first_byte, s.end_byte, dram_->size()));
   return OkStatus();
 }
 
@@ -141,7 +143,8 @@ void Core::FillPad(MemType m, int64_t entry, int64_t count, int64_t value) {
     switch (m) {
       case MemType::kInp:
         for (int b = 0; b < cfg_.batch; ++b)
-          for (int k = 0; k < cfg_.block_in; ++k) sp_.inp[e * sp_.inp_stride + b * sp_.k_even + k] = static_cast<int16_t>(value);
+          for (int k = 0; k < cfg_.block_in; ++k)
+            sp_.inp[e * sp_.inp_stride + b * sp_.k_even + k] = static_cast<int16_t>(value);
         break;
       case MemType::kWgt:
         for (int k = 0; k < cfg_.block_in; ++k)
@@ -272,8 +275,10 @@ Status Core::Alu(const Instruction& in, int64_t index) {
   int64_t iters = 0;
   Status s;
   switch (in.alu()) {
-#define TSR_ALU_OP(id, ...) \
-  case AluOp::id: s = AluLoop<AluOp::id>(*this, sp_, in, index, cfg_.acc_bits, &iters); break;
+#define TSR_ALU_OP(id, ...)                                               \
+  case AluOp::id:                                                         \
+    s = AluLoop<AluOp::id>(*this, sp_, in, index, cfg_.acc_bits, &iters); \
+    break;
 #include "isa/isa.def"
   }
   stats_.alu_iterations += iters;

@@ -40,9 +40,12 @@ Status Core::ForEachIteration(const Instruction& in, int64_t index, Fn&& fn) con
         LoopIndex ix{uops[u].dst + d_off, uops[u].src + s_off, uops[u].wgt + w_off};
         const char* bad = nullptr;
         int64_t value = 0, limit = 0;
-        if (ix.dst >= cfg_.acc_entries) bad = "acc", value = ix.dst, limit = cfg_.acc_entries;
-        else if (reads_src && ix.src >= src_limit) bad = gemm ? "inp" : "acc (source)", value = ix.src, limit = src_limit;
-        else if (reads_wgt && ix.wgt >= cfg_.wgt_entries) bad = "wgt", value = ix.wgt, limit = cfg_.wgt_entries;
+        if (ix.dst >= cfg_.acc_entries)
+          bad = "acc", value = ix.dst, limit = cfg_.acc_entries;
+        else if (reads_src && ix.src >= src_limit)
+          bad = gemm ? "inp" : "acc (source)", value = ix.src, limit = src_limit;
+        else if (reads_wgt && ix.wgt >= cfg_.wgt_entries)
+          bad = "wgt", value = ix.wgt, limit = cfg_.wgt_entries;
         if (bad != nullptr)
           return Error(index, in,
                        fmt::format("iteration i0={} i1={} uop {}: {} index {} is outside the scratchpad ({} entries)",

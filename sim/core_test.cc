@@ -40,7 +40,8 @@ TEST_F(CoreTest, LoadInputWithStrideAndPadding) {
   for (int t = 0; t < 9; ++t)
     for (int k = 0; k < 16; ++k) Poke8(0x1000 + t * 16 + k, static_cast<int8_t>(t * 16 + k - 64));
   // 2 rows x 2 tiles, DRAM pitch 3 tiles, 1 pad row above, 1 pad column left and right, pad -5.
-  ASSERT_TRUE(Run("LOAD mem=inp sram=10 dram=0x1010 y_size=2 x_size=2 x_stride=3 y_pad0=1 x_pad0=1 x_pad1=1 pad=-5").ok());
+  ASSERT_TRUE(
+      Run("LOAD mem=inp sram=10 dram=0x1010 y_size=2 x_size=2 x_stride=3 y_pad0=1 x_pad0=1 x_pad1=1 pad=-5").ok());
   // SRAM rows: 3 x 4 entries starting at 10.
   for (int r = 0; r < 3; ++r)
     for (int c = 0; c < 4; ++c) {
@@ -83,8 +84,8 @@ TEST_F(CoreTest, StoreNarrowsAndPadsInDram) {
   ASSERT_TRUE(Run("STORE mem=out sram=0 dram=0x5000 y_size=1 x_size=2 x_stride=4 y_pad0=1 x_pad1=1 pad=7").ok());
   for (int c = 0; c < 3; ++c)
     for (int k = 0; k < 16; ++k) EXPECT_EQ(Peek8(0x5000 + c * 16 + k), 7);  // pad row
-  EXPECT_EQ(Peek8(0x5000 + 64 + 0), 44);    // 300 truncated to 8 bits
-  EXPECT_EQ(Peek8(0x5000 + 64 + 1), 127);   // -129 truncated
+  EXPECT_EQ(Peek8(0x5000 + 64 + 0), 44);                                    // 300 truncated to 8 bits
+  EXPECT_EQ(Peek8(0x5000 + 64 + 1), 127);                                   // -129 truncated
   EXPECT_EQ(Peek8(0x5000 + 64 + 16 + 15), -16);
   EXPECT_EQ(Peek8(0x5000 + 64 + 32 + 3), 7);  // right pad tile
   EXPECT_EQ(Peek8(0x5000 + 64 + 48), 0);      // past the region: untouched
@@ -159,9 +160,10 @@ TEST_F(CoreTest, BoundsErrorsNameTheInstruction) {
   ASSERT_TRUE(dram_.Write(0x800, &uop, 4).ok());
   ASSERT_TRUE(Run("LOAD mem=uop sram=0 dram=0x800 y_size=1 x_size=1 x_stride=1").ok());
   s = core_.Execute(Insn("GEMM uop_bgn=0 uop_end=1 iter_out=100 iter_in=1 dst_out=1"), 9);
-  EXPECT_EQ(s.message(),
-            "instruction 9 (GEMM uop_bgn=0 uop_end=1 iter_out=100 iter_in=1 dst_out=1): iteration i0=48 i1=0 uop 0: acc "
-            "index 2048 is outside the scratchpad (2048 entries)");
+  EXPECT_EQ(
+      s.message(),
+      "instruction 9 (GEMM uop_bgn=0 uop_end=1 iter_out=100 iter_in=1 dst_out=1): iteration i0=48 i1=0 uop 0: acc "
+      "index 2048 is outside the scratchpad (2048 entries)");
   s = core_.Execute(Insn("GEMM uop_bgn=0 uop_end=1 iter_out=1 iter_in=1 wgt_in=1 src_out=2047"), 9);
   EXPECT_TRUE(s.ok()) << s.ToString();
   s = core_.Execute(Insn("GEMM uop_bgn=0 uop_end=1 iter_out=3 iter_in=1 src_out=1024"), 10);
@@ -174,7 +176,7 @@ class TinyCoreTest : public CoreTest {
 };
 
 TEST_F(TinyCoreTest, GemmOnA4x4Core) {
-  for (int k = 0; k < 4; ++k) Poke8(0x100 + k, static_cast<int8_t>(k + 1));                  // x = 1 2 3 4
+  for (int k = 0; k < 4; ++k) Poke8(0x100 + k, static_cast<int8_t>(k + 1));                    // x = 1 2 3 4
   for (int i = 0; i < 16; ++i) Poke8(0x200 + i, static_cast<int8_t>(i / 4 == i % 4 ? 2 : 0));  // W = 2 I
   const uint32_t uop = 0;
   ASSERT_TRUE(dram_.Write(0x80, &uop, 4).ok());

@@ -34,7 +34,7 @@ struct Dma {
   uint64_t elem = 0, dram = 0, x_stride = 0, row_bytes = 0;
   int64_t rows = 0, row = 0;
   uint64_t offset = 0;
-  int64_t ready_base = 0;           // LOAD: R0; STORE: S + T_setup
+  int64_t ready_base = 0;  // LOAD: R0; STORE: S + T_setup
   int64_t y_pad0 = 0, y_size = 0, x_size = 0;
   int64_t last_accept = -1, last_completion = 0;
 
@@ -93,9 +93,10 @@ class Engine {
       if (next == kNever) return Deadlock(t);
       if (next > limit) {
         Account(t, limit - t);
-        return DeadlineExceededError("watchdog: the run passed {} cycles without finishing ({} of {} instructions "
-                                     "dispatched; {})",
-                                     limit, next_dispatch_, count_, UnitStates());
+        return DeadlineExceededError(
+            "watchdog: the run passed {} cycles without finishing ({} of {} instructions "
+            "dispatched; {})",
+            limit, next_dispatch_, count_, UnitStates());
       }
       Account(t, next - t);
       t = next;
@@ -265,7 +266,8 @@ class Engine {
     if (!port_.CanAccept()) return;
     // Priority: fetch > compute > store > load.
     if (next_request_ < count_) {
-      const int64_t to_boundary = static_cast<int64_t>((4096 - (addr_ + next_request_ * kInsnBytes) % 4096) / kInsnBytes);
+      const int64_t to_boundary =
+          static_cast<int64_t>((4096 - (addr_ + next_request_ * kInsnBytes) % 4096) / kInsnBytes);
       const int64_t n = std::min({int64_t{8}, count_ - next_request_, to_boundary});
       if (cfg_.fetch_buffer - (in_flight_ + buffered_) >= n) {
         auto g = port_.Accept(addr_ + static_cast<uint64_t>(next_request_) * kInsnBytes, n * kInsnBytes, false, t);
@@ -310,16 +312,23 @@ class Engine {
     if (dt <= 0) return;
     for (Unit& u : units_) {
       ModuleCycles& mc = stats_.ForModule(u.id);
-      if (u.state == Unit::State::kPushing) mc.wait_token += dt;
+      if (u.state == Unit::State::kPushing)
+        mc.wait_token += dt;
       else if (u.state == Unit::State::kFree) {
-        if (!u.queue.empty() && u.queue.front().dispatched < t) mc.wait_token += dt;
-        else u.trailing_wait_queue += dt;
+        if (!u.queue.empty() && u.queue.front().dispatched < t)
+          mc.wait_token += dt;
+        else
+          u.trailing_wait_queue += dt;
       }
     }
-    if (dispatched_now_) stats_.fetch.busy += dt;
-    else if (buffered_ > 0) stats_.fetch.wait_queue += dt;
-    else if (next_dispatch_ < count_) stats_.fetch.wait_memory += dt;
-    else stats_.fetch.idle += dt;
+    if (dispatched_now_)
+      stats_.fetch.busy += dt;
+    else if (buffered_ > 0)
+      stats_.fetch.wait_queue += dt;
+    else if (next_dispatch_ < count_)
+      stats_.fetch.wait_memory += dt;
+    else
+      stats_.fetch.idle += dt;
   }
 
   Status Finish(int64_t t) {
@@ -336,9 +345,10 @@ class Engine {
         t > 0 ? static_cast<double>(stats_.gemm_macs) / (static_cast<double>(cfg_.macs_per_cycle) * t) : 0.0;
     for (const Unit& u : units_) {
       if (u.state == Unit::State::kBusy || !u.queue.empty())
-        return AbortedError("FINISH (instruction {}) retired in cycle {} while the {} module still had work: {}: a "
-                            "dependency token is missing before FINISH",
-                            count_ - 1, t, ModuleName(u.id), UnitStates());
+        return AbortedError(
+            "FINISH (instruction {}) retired in cycle {} while the {} module still had work: {}: a "
+            "dependency token is missing before FINISH",
+            count_ - 1, t, ModuleName(u.id), UnitStates());
     }
     for (int q = 0; q < kNumTokenQueues; ++q)
       if (tokens_[q] != 0)
@@ -381,8 +391,7 @@ class Engine {
 
   Status Deadlock(int64_t t) const {
     std::string msg = fmt::format("deadlock in cycle {}: no module can make progress", t);
-    for (const Unit& u : units_)
-      msg += fmt::format("\n  {:<8} {}", std::string(ModuleName(u.id)) + ":", UnitState(u));
+    for (const Unit& u : units_) msg += fmt::format("\n  {:<8} {}", std::string(ModuleName(u.id)) + ":", UnitState(u));
     msg += fmt::format("\n  fetch:   {} of {} instructions dispatched", next_dispatch_, count_);
     if (buffered_ > 0) msg += " (blocked: the next instruction's command queue is full)";
     msg += "\n  tokens:  " + TokenCounts();

@@ -93,12 +93,12 @@ TEST(CycleSim, LoadGemmStoreChain) {
   // Fetch: 8 instructions accepted in 0 (8 beats, data 32..39, arrive 40), the 9th... (here 6 in total:
   // 96 B, 6 beats, data 32..37, arrive 38). Dispatch 38..43.
   const char* text =
-      "LOAD mem=uop sram=0 dram=0x1000 y_size=1 x_size=1 x_stride=1\n"               // 0 compute
-      "LOAD mem=inp sram=0 dram=0x2000 y_size=1 x_size=2 x_stride=2 push_next\n"     // 1 load
-      "GEMM uop_bgn=0 uop_end=1 iter_out=2 iter_in=5 pop_prev\n"                     // 2 compute
-      "ALU op=add use_imm imm=1 uop_bgn=0 uop_end=1 iter_out=3 iter_in=1 push_next\n"  // 3 compute
+      "LOAD mem=uop sram=0 dram=0x1000 y_size=1 x_size=1 x_stride=1\n"                      // 0 compute
+      "LOAD mem=inp sram=0 dram=0x2000 y_size=1 x_size=2 x_stride=2 push_next\n"            // 1 load
+      "GEMM uop_bgn=0 uop_end=1 iter_out=2 iter_in=5 pop_prev\n"                            // 2 compute
+      "ALU op=add use_imm imm=1 uop_bgn=0 uop_end=1 iter_out=3 iter_in=1 push_next\n"       // 3 compute
       "STORE mem=out sram=0 dram=0x3000 y_size=1 x_size=1 x_stride=1 pop_prev push_prev\n"  // 4 store
-      "FINISH pop_next\n";                                                           // 5 compute
+      "FINISH pop_next\n";                                                                  // 5 compute
   SimRun r = RunSim(text);
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();
   // 0: dispatched 38, starts 39, burst (4 B) ready 41, accepted 41, data 73, completes 74.
@@ -153,8 +153,8 @@ std::string Loop(bool double_buffered) {
   };
   auto gemm = [&](int i, bool push) {
     int src = double_buffered ? (i % 2) * 8 : 0;
-    s += "GEMM uop_bgn=0 uop_end=12 iter_out=8 iter_in=1 src_out=1 dst_out=0 pop_prev" + std::string(push ? " push_prev" : "") +
-         " uop_end=12\n";
+    s += "GEMM uop_bgn=0 uop_end=12 iter_out=8 iter_in=1 src_out=1 dst_out=0 pop_prev" +
+         std::string(push ? " push_prev" : "") + " uop_end=12\n";
     (void)src;
   };
   (void)gemm;
@@ -182,7 +182,8 @@ std::string Loop(bool double_buffered) {
   // uops 0..11 read input entry 0 (+ outer loop), 12..23 entry 8; weights 0..11.
   s += ".uops k 0x1000\n";
   for (int b = 0; b < 2; ++b)
-    for (int n = 0; n < 12; ++n) s += " dst=" + std::to_string(n) + " src=" + std::to_string(b * 8) + " wgt=" + std::to_string(n) + "\n";
+    for (int n = 0; n < 12; ++n)
+      s += " dst=" + std::to_string(n) + " src=" + std::to_string(b * 8) + " wgt=" + std::to_string(n) + "\n";
   s += ".end\n";
   return s;
 }
@@ -257,7 +258,9 @@ TEST(CycleSimFaults, UnbalancedTokens) {
   SimRun r = RunSim("LOAD mem=inp sram=0 dram=0x1000 y_size=1 x_size=4 x_stride=4 push_next\nFINISH\n");
   // FINISH ran before the LOAD's token arrived... the LOAD is still running: reported first.
   EXPECT_EQ(r.status.code(), StatusCode::kAborted);
-  SimRun r2 = RunSim(".uops k 0x1000\n dst=0\n.end\nALU op=mov use_imm imm=1 uop_bgn=0 uop_end=1 iter_out=1 iter_in=1 push_next\nFINISH\n");
+  SimRun r2 = RunSim(
+      ".uops k 0x1000\n dst=0\n.end\nALU op=mov use_imm imm=1 uop_bgn=0 uop_end=1 iter_out=1 iter_in=1 "
+      "push_next\nFINISH\n");
   EXPECT_EQ(r2.status.message(),
             "unbalanced dependency tokens at FINISH: 1 token(s) left unconsumed (load->compute 0, compute->load 0, "
             "compute->store 1, store->compute 0)");

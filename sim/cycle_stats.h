@@ -4,9 +4,8 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
-
 #include <nlohmann/json_fwd.hpp>
+#include <vector>
 
 #include "isa/isa.h"
 #include "sim/stats.h"
@@ -28,10 +27,10 @@ struct InsnTiming {
 struct CycleStats {
   int64_t cycles = 0;
   ModuleCycles fetch, load, compute, store;
-  double gemm_utilization = 0;     // MACs / (MACs per cycle x cycles)
-  int64_t dram_busy_cycles = 0;    // cycles the data channel carried beats
-  ExecStats exec;                  // functional counters (zero MACs in timing-only runs... see docs)
-  int64_t gemm_macs = 0;           // non-reset GEMM MACs (counted in timing-only runs too)
+  double gemm_utilization = 0;           // MACs / (MACs per cycle x cycles)
+  int64_t dram_busy_cycles = 0;          // cycles the data channel carried beats
+  ExecStats exec;                        // functional counters (zero MACs in timing-only runs... see docs)
+  int64_t gemm_macs = 0;                 // non-reset GEMM MACs (counted in timing-only runs too)
   std::vector<InsnTiming> instructions;  // filled when CycleOptions::record_instructions
 
   ModuleCycles& ForModule(Module m);

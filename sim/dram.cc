@@ -43,8 +43,10 @@ void Dram::ReadUnchecked(uint64_t addr, void* dst, uint64_t n) const {
     uint64_t off = addr % kPageBytes;
     uint64_t chunk = std::min(n, kPageBytes - off);
     const uint8_t* page = PageIfPresent(addr / kPageBytes);
-    if (page) std::memcpy(out, page + off, chunk);
-    else std::memset(out, 0, chunk);
+    if (page)
+      std::memcpy(out, page + off, chunk);
+    else
+      std::memset(out, 0, chunk);
     out += chunk, addr += chunk, n -= chunk;
   }
 }
@@ -117,14 +119,16 @@ Status Dram::LoadImage(const std::string& path) {
   };
   if (in.size() < 16 || std::memcmp(in.data(), kImageMagic, sizeof(kImageMagic)) != 0)
     return InvalidArgumentError("{}: not a Tessera DRAM image (bad magic)", path);
-  if (le(8, 4) != kImageVersion) return InvalidArgumentError("{}: DRAM image version {} is not supported", path, le(8, 4));
+  if (le(8, 4) != kImageVersion)
+    return InvalidArgumentError("{}: DRAM image version {} is not supported", path, le(8, 4));
   uint64_t count = le(12, 4);
   size_t pos = 16;
   for (uint64_t i = 0; i < count; ++i) {
     if (in.size() - pos < 16) return DataLossError("{}: truncated header of segment {}", path, i);
     uint64_t addr = le(pos, 8), len = le(pos + 8, 8);
     pos += 16;
-    if (len > in.size() - pos) return DataLossError("{}: segment {} claims {} bytes, {} left", path, i, len, in.size() - pos);
+    if (len > in.size() - pos)
+      return DataLossError("{}: segment {} claims {} bytes, {} left", path, i, len, in.size() - pos);
     Status s = Write(addr, in.data() + pos, len);
     if (!s.ok()) return s.WithContext(fmt::format("{}: segment {}", path, i));
     pos += len;

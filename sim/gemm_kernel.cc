@@ -52,7 +52,8 @@ void GemmStep(const int16_t* inp, const int16_t* wp, int32_t* acc, int batch, in
         int32_t pair;
         std::memcpy(&pair, x + 2 * kp, 4);
         __m256i xv = _mm256_set1_epi32(pair);
-        __m256i wv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wp + (static_cast<size_t>(kp) * block_out + o) * 2));
+        __m256i wv =
+            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wp + (static_cast<size_t>(kp) * block_out + o) * 2));
         s = _mm256_add_epi32(s, _mm256_madd_epi16(xv, wv));
       }
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(a + o), s);

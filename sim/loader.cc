@@ -23,7 +23,8 @@ Status CheckExpectations(const Program& prog, const Dram& dram, int* checked_seg
     if (s.kind != Segment::Kind::kExpect) continue;
     ++checked;
     Segment actual = s;
-    TSR_RETURN_IF_ERROR(dram.Read(s.addr, actual.bytes.data(), actual.bytes.size()).WithContext("expect '" + s.name + "'"));
+    TSR_RETURN_IF_ERROR(
+        dram.Read(s.addr, actual.bytes.data(), actual.bytes.size()).WithContext("expect '" + s.name + "'"));
     for (size_t i = 0; i < s.count(); ++i) {
       if (s.Element(i) == actual.Element(i)) continue;
       if (++mismatches <= 8)

@@ -6,11 +6,13 @@
 
 namespace tessera {
 
-RaceChecker::RaceChecker(const HwConfig& cfg, const std::vector<Instruction>* stream)
-    : cfg_(cfg), stream_(stream) {
-  inp_ = {std::vector<int64_t>(cfg.inp_entries), std::vector<int64_t>(cfg.inp_entries), "inp", Module::kLoad, Module::kCompute};
-  wgt_ = {std::vector<int64_t>(cfg.wgt_entries), std::vector<int64_t>(cfg.wgt_entries), "wgt", Module::kLoad, Module::kCompute};
-  out_ = {std::vector<int64_t>(cfg.acc_entries), std::vector<int64_t>(cfg.acc_entries), "out", Module::kCompute, Module::kStore};
+RaceChecker::RaceChecker(const HwConfig& cfg, const std::vector<Instruction>* stream) : cfg_(cfg), stream_(stream) {
+  inp_ = {std::vector<int64_t>(cfg.inp_entries), std::vector<int64_t>(cfg.inp_entries), "inp", Module::kLoad,
+          Module::kCompute};
+  wgt_ = {std::vector<int64_t>(cfg.wgt_entries), std::vector<int64_t>(cfg.wgt_entries), "wgt", Module::kLoad,
+          Module::kCompute};
+  out_ = {std::vector<int64_t>(cfg.acc_entries), std::vector<int64_t>(cfg.acc_entries), "out", Module::kCompute,
+          Module::kStore};
 }
 
 void RaceChecker::Pop(Module m, const Clock& token) {

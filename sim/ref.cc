@@ -21,8 +21,8 @@ struct Scheduler {
   uint64_t insn_addr;
   int64_t count;
 
-  std::vector<Instruction> stream;                  // decoded so far, by global index
-  std::deque<int64_t> queue[kNumModules];           // command queues (global indices)
+  std::vector<Instruction> stream;         // decoded so far, by global index
+  std::deque<int64_t> queue[kNumModules];  // command queues (global indices)
   std::deque<RaceChecker::Clock> tokens[kNumTokenQueues];
   std::unique_ptr<RaceChecker> races;
   int64_t fetched = 0;
@@ -97,7 +97,8 @@ struct Scheduler {
   Status Deadlock() const {
     std::string msg = "deadlock: no module can make progress";
     for (int m = 0; m < kNumModules; ++m)
-      msg += fmt::format("\n  {:<8} {}", std::string(ModuleName(static_cast<Module>(m))) + ":", WhyBlocked(static_cast<Module>(m)));
+      msg += fmt::format("\n  {:<8} {}", std::string(ModuleName(static_cast<Module>(m))) + ":",
+                         WhyBlocked(static_cast<Module>(m)));
     msg += fmt::format("\n  fetch:   {} of {} instructions fetched", fetched, count);
     if (fetched < count) msg += " (blocked: the next instruction's command queue is full)";
     msg += "\n  tokens:  " + TokenCounts();
@@ -107,13 +108,14 @@ struct Scheduler {
   Status AfterFinish() const {
     for (int m = 0; m < kNumModules; ++m)
       if (!queue[m].empty())
-        return AbortedError("FINISH (instruction {}) retired while the {} module still had {} instruction(s) queued, "
-                            "next {}: a dependency token is missing before FINISH",
-                            count - 1, ModuleName(static_cast<Module>(m)), queue[m].size(), Describe(queue[m].front()));
+        return AbortedError(
+            "FINISH (instruction {}) retired while the {} module still had {} instruction(s) queued, "
+            "next {}: a dependency token is missing before FINISH",
+            count - 1, ModuleName(static_cast<Module>(m)), queue[m].size(), Describe(queue[m].front()));
     for (int q = 0; q < kNumTokenQueues; ++q)
       if (!tokens[q].empty())
-        return AbortedError("unbalanced dependency tokens at FINISH: {} token(s) left unconsumed ({})", tokens[q].size(),
-                            TokenCounts());
+        return AbortedError("unbalanced dependency tokens at FINISH: {} token(s) left unconsumed ({})",
+                            tokens[q].size(), TokenCounts());
     return OkStatus();
   }
 

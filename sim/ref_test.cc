@@ -186,13 +186,14 @@ TEST(Ref, FullTokenQueueStallsAndResumes) {
   for (int i = 0; i < 20; ++i) text += " dst=" + std::to_string(i) + "\n";
   text += ".end\nLOAD mem=uop sram=0 dram=k y_size=1 x_size=20 x_stride=20\n";
   for (int i = 0; i < 20; ++i)
-    text += "ALU op=mov use_imm imm=" + std::to_string(i) + " uop_bgn=" + std::to_string(i) + " uop_end=" +
-            std::to_string(i + 1) + " iter_out=1 iter_in=1 push_next\n";
+    text += "ALU op=mov use_imm imm=" + std::to_string(i) + " uop_bgn=" + std::to_string(i) +
+            " uop_end=" + std::to_string(i + 1) + " iter_out=1 iter_in=1 push_next\n";
   for (int i = 0; i < 20; ++i)
     text += "STORE mem=out sram=" + std::to_string(i) + " dram=" + std::to_string(0x3000 + 4 * i) +
             " y_size=1 x_size=1 x_stride=1 pop_prev" + std::string(i == 19 ? " push_prev" : "") + "\n";
   text += "FINISH pop_next\n.expect e 0x3000 i8\n";
-  for (int i = 0; i < 20; ++i) text += std::to_string(i) + "," + std::to_string(i) + "," + std::to_string(i) + "," + std::to_string(i) + "\n";
+  for (int i = 0; i < 20; ++i)
+    text += std::to_string(i) + "," + std::to_string(i) + "," + std::to_string(i) + "," + std::to_string(i) + "\n";
   text += ".end\n";
   Outcome o = RunText(text, "configs/tiny.json");
   EXPECT_TRUE(o.run.ok()) << o.run.ToString();

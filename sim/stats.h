@@ -4,9 +4,8 @@
 
 #include <array>
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json_fwd.hpp>
+#include <string>
 
 #include "isa/isa.h"
 

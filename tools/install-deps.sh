@@ -15,7 +15,13 @@ PACKAGES=(
   llvm-15-tools
   # Python side: model generation, digits data set, bindings
   python3 python3-numpy python3-onnx python3-torch python3-torchvision python3-sklearn
-  python3-dev python3-pybind11 pybind11-dev
+  python3-dev python3-pybind11 pybind11-dev python3-pytest
+  # sweeps and plots
+  python3-dask python3-distributed python3-matplotlib python3-yaml python3-pandas
+  # hardware: RTL simulation and lint, SystemC/TLM-2.0, synthesis and the iCE40 bitstream flow
+  verilator libsystemc-dev yosys nextpnr-ice40 fpga-icestorm
+  # fuzzing (libFuzzer) and formatting
+  clang-15 libfuzzer-15-dev clang-format
 )
 
 missing=()

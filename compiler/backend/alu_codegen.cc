@@ -123,11 +123,12 @@ Status EmitChunkedPool(Stream& s, const HwConfig& cfg, const PoolCodegen& p) {
             const int64_t elem = p.in.base + n * p.in.stride_n + c * p.in.stride_c + offset;
             TSR_RETURN_IF_ERROR(s.Load(MemType::kAcc8, in, p.in.slot, elem, d).WithContext(p.name));
             auto kernel = [&](const char* what, int64_t outer, int64_t inner) {
-              return kernels.GetOrBuild(fmt::format("{} {} {} {}", what, outer, inner, half), [&]() -> StatusOr<Kernel> {
-                KernelBuilder kb(cfg, KernelKind::kAlu, p.name + " " + what);
-                kb.Outer(outer, 0, p.kw).Inner(inner, 0, 1).Uop(out, in);
-                return kb.Build();
-              });
+              return kernels.GetOrBuild(fmt::format("{} {} {} {}", what, outer, inner, half),
+                                        [&]() -> StatusOr<Kernel> {
+                                          KernelBuilder kb(cfg, KernelKind::kAlu, p.name + " " + what);
+                                          kb.Outer(outer, 0, p.kw).Inner(inner, 0, 1).Uop(out, in);
+                                          return kb.Build();
+                                        });
             };
             if (i0 == 0) {
               TSR_ASSIGN_OR_RETURN(Kernel first, kernel("first", 1, 1));

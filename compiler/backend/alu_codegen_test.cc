@@ -22,7 +22,7 @@ using Bytes = std::vector<uint8_t>;
 
 // Runs one recording with the given buffers (inputs copied in) and returns the last buffer.
 StatusOr<Bytes> RunOn(const HwConfig& cfg, const std::string& target, const Recording& rec,
-                    const std::vector<Bytes>& inputs, uint64_t out_bytes) {
+                      const std::vector<Bytes>& inputs, uint64_t out_bytes) {
   TSR_ASSIGN_OR_RETURN(std::unique_ptr<Device> dev, OpenDevice(target, cfg));
   TSR_ASSIGN_OR_RETURN(std::unique_ptr<Runtime> rt, Runtime::Create(std::move(dev)));
   std::vector<Buffer> bufs;

@@ -271,7 +271,8 @@ class Compiler {
 
 }  // namespace
 
-StatusOr<std::unique_ptr<tsr::Model>> CompileGraph(const ir::Graph& g, const HwConfig& cfg, const BackendOptions& opts) {
+StatusOr<std::unique_ptr<tsr::Model>> CompileGraph(const ir::Graph& g, const HwConfig& cfg,
+                                                   const BackendOptions& opts) {
   return Compiler(g, cfg, opts).Run();
 }
 
@@ -313,8 +314,8 @@ std::string DescribeModel(const tsr::Model& m) {
                          st.reason());
         break;
       case tsr::Step::UPLOAD:
-        s += fmt::format("  {:<4} {:<9} {:<12} {:<44} {:>12} {:>14}  {}\n", i, "upload", st.im2col_size() ? "im2col" : "pack",
-                         st.value(), "", "", "host -> device boundary");
+        s += fmt::format("  {:<4} {:<9} {:<12} {:<44} {:>12} {:>14}  {}\n", i, "upload",
+                         st.im2col_size() ? "im2col" : "pack", st.value(), "", "", "host -> device boundary");
         break;
       case tsr::Step::DOWNLOAD:
         s += fmt::format("  {:<4} {:<9} {:<12} {:<44} {:>12} {:>14}  {}\n", i, "download", "unpack", st.value(), "", "",

@@ -87,8 +87,8 @@ class ConvEmitter {
       w.y_size = x.tob;
       w.x_size = x.tib * kk_;
       w.x_stride = b_.ibpo * kk_;
-      TSR_RETURN_IF_ERROR(
-          s_.Load(MemType::kWgt, wgt_base_[x.slot], c_.weights, (x.ob0 * b_.ibpo + x.j0) * kk_, w).WithContext(c_.name));
+      TSR_RETURN_IF_ERROR(s_.Load(MemType::kWgt, wgt_base_[x.slot], c_.weights, (x.ob0 * b_.ibpo + x.j0) * kk_, w)
+                              .WithContext(c_.name));
     }
     return s_.Push(Module::kLoad, Module::kCompute);
   }
@@ -104,9 +104,8 @@ class ConvEmitter {
           for (int64_t i = 0; i < g_.kh; ++i)
             for (int64_t k = 0; k < g_.kw; ++k) {
               const int64_t in_l = b_.depthwise ? o : j;
-              const int64_t wgt = t_.weights_resident
-                                      ? ((x.ob0 + o) * b_.ibpo + x.j0 + j) * kk_ + i * g_.kw + k
-                                      : wgt_base_[x.slot] + (o * x.tib + j) * kk_ + i * g_.kw + k;
+              const int64_t wgt = t_.weights_resident ? ((x.ob0 + o) * b_.ibpo + x.j0 + j) * kk_ + i * g_.kw + k
+                                                      : wgt_base_[x.slot] + (o * x.tib + j) * kk_ + i * g_.kw + k;
               kb.Uop(acc_base_[x.aslot] + o * x.th * x.tw, inp_base_[x.slot] + in_l * x.in_h * x.in_w + i * x.in_w + k,
                      wgt);
             }
@@ -159,8 +158,8 @@ class ConvEmitter {
     d.x_size = x.tw;
     d.x_stride = c_.out.stride_h;
     for (int64_t o = 0; o < x.tob; ++o) {
-      const int64_t elem = c_.out.base + x.n * c_.out.stride_n + (x.ob0 + o) * c_.out.stride_c +
-                           x.oh0 * c_.out.stride_h + x.ow0;
+      const int64_t elem =
+          c_.out.base + x.n * c_.out.stride_n + (x.ob0 + o) * c_.out.stride_c + x.oh0 * c_.out.stride_h + x.ow0;
       TSR_RETURN_IF_ERROR(s_.Store(acc_base_[x.aslot] + o * x.th * x.tw, c_.out.slot, elem, d).WithContext(c_.name));
     }
     if (otile + 2 < total_out) TSR_RETURN_IF_ERROR(s_.Push(Module::kStore, Module::kCompute));

@@ -142,7 +142,7 @@ StatusOr<Result> RunOnDevice(const HwConfig& cfg, const std::string& target, con
   cg.blocks = blocks;
   cg.tiling = tiling;
   if (c.dense) {
-    cg.in = ActView{sx, 0, 0, 1, blocks.icb};   // row r, block b at r * K blocks + b
+    cg.in = ActView{sx, 0, 0, 1, blocks.icb};  // row r, block b at r * K blocks + b
     cg.out = ActView{sy, 0, 0, 1, blocks.ocb};
   } else {
     cg.in = NchwView(sx, blocks.icb, g.ih, g.iw);
@@ -170,7 +170,8 @@ void Check(const std::string& config, const std::string& target, int cases, uint
   for (int i = 0; i < cases; ++i) {
     Case c = RandomCase(rng, i % 4 == 3);
     auto r = RunOnDevice(cfg, target, c);
-    ASSERT_TRUE(r.ok()) << config << " " << target << " case " << i << " (" << c.g.ToString() << "): " << r.status().ToString();
+    ASSERT_TRUE(r.ok()) << config << " " << target << " case " << i << " (" << c.g.ToString()
+                        << "): " << r.status().ToString();
     const std::vector<int8_t> want = c.dense ? DenseReference(c) : Reference(c);
     ASSERT_EQ(r->y, want) << config << " " << target << " case " << i << ": " << c.g.ToString()
                           << (c.dense ? " (dense)" : "");

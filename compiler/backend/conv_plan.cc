@@ -35,10 +35,11 @@ std::string ConvGeometry::ToString() const {
 }
 
 std::string ConvTiling::ToString() const {
-  return fmt::format("tile {} oc blocks x {} ic blocks x {}x{} pixels ({} tiles: {} oc x {} ic x {}x{} spatial){}; "
-                     "predicted {} cycles ({} GEMM)",
-                     tob, tib, th, tw, tiles, oc_tiles, ic_tiles, h_tiles, w_tiles,
-                     weights_resident ? ", weights resident" : "", predicted_cycles, predicted_gemm_cycles);
+  return fmt::format(
+      "tile {} oc blocks x {} ic blocks x {}x{} pixels ({} tiles: {} oc x {} ic x {}x{} spatial){}; "
+      "predicted {} cycles ({} GEMM)",
+      tob, tib, th, tw, tiles, oc_tiles, ic_tiles, h_tiles, w_tiles, weights_resident ? ", weights resident" : "",
+      predicted_cycles, predicted_gemm_cycles);
 }
 
 StatusOr<ConvBlocking> BlockConv(const HwConfig& cfg, const ConvGeometry& g) {
@@ -190,7 +191,8 @@ StatusOr<ConvTiling> PlanConv(const HwConfig& cfg, const ConvGeometry& g) {
   ConvTiling best;
   bool found = false;
   Status last = ResourceExhaustedError("convolution ({}): no tiling fits the scratchpads", g.ToString());
-  const std::vector<int64_t> tobs = Candidates(b.ocb, 64), tibs = b.depthwise ? std::vector<int64_t>{1} : Candidates(b.ibpo, 64);
+  const std::vector<int64_t> tobs = Candidates(b.ocb, 64),
+                             tibs = b.depthwise ? std::vector<int64_t>{1} : Candidates(b.ibpo, 64);
   const std::vector<int64_t> tws = Candidates(g.ow, 16384);
   for (int64_t tob : tobs)
     for (int64_t tib : tibs)
@@ -201,8 +203,8 @@ StatusOr<ConvTiling> PlanConv(const HwConfig& cfg, const ConvGeometry& g) {
         const int64_t in_blocks = b.depthwise ? tob : tib;
         const int64_t in_w = (tw - 1) * g.sw + g.kw;
         if (in_blocks * g.kh * in_w > sp.inp_half || tob * tw > sp.acc_half) continue;
-        int64_t th_max = std::min({g.oh, sp.acc_half / (tob * tw),
-                                   ((sp.inp_half / (in_blocks * in_w)) - g.kh) / g.sh + 1});
+        int64_t th_max =
+            std::min({g.oh, sp.acc_half / (tob * tw), ((sp.inp_half / (in_blocks * in_w)) - g.kh) / g.sh + 1});
         if (th_max < 1) continue;
         const int64_t h_tiles = CeilDiv(g.oh, th_max);
         for (int64_t th : {th_max, CeilDiv(g.oh, h_tiles)}) {

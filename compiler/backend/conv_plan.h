@@ -21,17 +21,17 @@ struct HwConfig;
 namespace tessera::backend {
 
 struct ConvGeometry {
-  int64_t n = 1;                      // images
+  int64_t n = 1;  // images
   int64_t ic = 0, oc = 0, groups = 1;
   int64_t ih = 0, iw = 0, oh = 0, ow = 0;
   int64_t kh = 1, kw = 1, sh = 1, sw = 1;
-  int64_t pt = 0, pl = 0;             // top/left padding; bottom/right follow from oh/ow
+  int64_t pt = 0, pl = 0;  // top/left padding; bottom/right follow from oh/ow
   std::string ToString() const;
 };
 
 // How the layer's channels map onto blocks.
 struct ConvBlocking {
-  int64_t nb = 0;          // batch blocks (n / BATCH, rounded up)
+  int64_t nb = 0;  // batch blocks (n / BATCH, rounded up)
   int64_t icb = 0, ocb = 0;
   int64_t ibpo = 0;        // input-channel blocks read by each output-channel block
   bool depthwise = false;  // groups == ic == oc: oc block b reads ic block b (diagonal weight tiles)
@@ -45,8 +45,8 @@ struct ConvTiling {
   int64_t tob = 1, tib = 1, th = 1, tw = 1;
   bool weights_resident = false;  // every weight tile fits the weight scratchpad: loaded once
   // Derived per-tile sizes.
-  int64_t in_h = 0, in_w = 0;       // input rows/cols of a tile (with the kernel halo)
-  int64_t in_blocks = 0;            // input-channel blocks in an input tile
+  int64_t in_h = 0, in_w = 0;  // input rows/cols of a tile (with the kernel halo)
+  int64_t in_blocks = 0;       // input-channel blocks in an input tile
   int64_t inp_entries = 0, wgt_entries = 0, acc_entries = 0, uops = 0;
   // Tile counts.
   int64_t oc_tiles = 0, ic_tiles = 0, h_tiles = 0, w_tiles = 0, tiles = 0;

@@ -20,7 +20,8 @@ void TypeToProto(const ir::TensorType& t, tsr::Type* p) {
 }
 
 StatusOr<ir::TensorType> TypeFromProto(const tsr::Type& p, const std::string& what) {
-  if (p.dtype() > static_cast<uint32_t>(ir::DType::kI64)) return DataLossError("{}: bad element type {}", what, p.dtype());
+  if (p.dtype() > static_cast<uint32_t>(ir::DType::kI64))
+    return DataLossError("{}: bad element type {}", what, p.dtype());
   ir::TensorType t;
   t.dtype = static_cast<ir::DType>(p.dtype());
   t.shape.assign(p.shape().begin(), p.shape().end());
@@ -88,7 +89,8 @@ StatusOr<std::unique_ptr<ir::Graph>> GraphFromProto(const tsr::Graph& p) {
     return v;
   };
   auto fresh = [&](const std::string& name) -> Status {
-    if (name.empty() || g->FindValue(name) != nullptr) return DataLossError("graph: value name '{}' is empty or reused", name);
+    if (name.empty() || g->FindValue(name) != nullptr)
+      return DataLossError("graph: value name '{}' is empty or reused", name);
     return OkStatus();
   };
   for (const tsr::Value& in : p.inputs()) {
@@ -101,7 +103,8 @@ StatusOr<std::unique_ptr<ir::Graph>> GraphFromProto(const tsr::Graph& p) {
     TSR_ASSIGN_OR_RETURN(ir::TensorType t, TypeFromProto(c.type(), "constant '" + c.name() + "'"));
     ir::Tensor data(t.dtype, t.shape);
     if (c.data().size() != data.nbytes())
-      return DataLossError("graph: constant '{}' has {} bytes, its type needs {}", c.name(), c.data().size(), data.nbytes());
+      return DataLossError("graph: constant '{}' has {} bytes, its type needs {}", c.name(), c.data().size(),
+                           data.nbytes());
     std::memcpy(data.raw(), c.data().data(), data.nbytes());
     g->AddConstant(c.name(), std::move(data), t.quant);
   }
@@ -109,7 +112,7 @@ StatusOr<std::unique_ptr<ir::Graph>> GraphFromProto(const tsr::Graph& p) {
     std::vector<ir::Value*> inputs;
     const std::string user = "node '" + n.name() + "' (" + n.op() + ")";
     for (const std::string& name : n.inputs()) {
-      TSR_ASSIGN_OR_RETURN(ir::Value* v, find(name, user));
+      TSR_ASSIGN_OR_RETURN(ir::Value * v, find(name, user));
       inputs.push_back(v);
     }
     std::vector<std::string> outs;
@@ -123,8 +126,12 @@ StatusOr<std::unique_ptr<ir::Graph>> GraphFromProto(const tsr::Graph& p) {
         case tsr::Attr::kI: attrs.Set(a.name(), a.i()); break;
         case tsr::Attr::kF: attrs.Set(a.name(), a.f()); break;
         case tsr::Attr::kS: attrs.Set(a.name(), a.s()); break;
-        case tsr::Attr::kInts: attrs.Set(a.name(), std::vector<int64_t>(a.ints().v().begin(), a.ints().v().end())); break;
-        case tsr::Attr::kFloats: attrs.Set(a.name(), std::vector<float>(a.floats().v().begin(), a.floats().v().end())); break;
+        case tsr::Attr::kInts:
+          attrs.Set(a.name(), std::vector<int64_t>(a.ints().v().begin(), a.ints().v().end()));
+          break;
+        case tsr::Attr::kFloats:
+          attrs.Set(a.name(), std::vector<float>(a.floats().v().begin(), a.floats().v().end()));
+          break;
         case tsr::Attr::VALUE_NOT_SET: return DataLossError("graph: {} attribute '{}' has no value", user, a.name());
       }
     }
@@ -136,7 +143,7 @@ StatusOr<std::unique_ptr<ir::Graph>> GraphFromProto(const tsr::Graph& p) {
   }
   std::vector<ir::Value*> outputs;
   for (const std::string& name : p.outputs()) {
-    TSR_ASSIGN_OR_RETURN(ir::Value* v, find(name, "graph output"));
+    TSR_ASSIGN_OR_RETURN(ir::Value * v, find(name, "graph output"));
     outputs.push_back(v);
   }
   g->SetOutputs(outputs);

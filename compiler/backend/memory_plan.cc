@@ -80,7 +80,7 @@ MemoryPlanReport PlanDeviceMemory(tsr::Model* m) {
   // Rewrite: drop the activation buffers, add the arenas, rename every use.
   google::protobuf::RepeatedPtrField<tsr::DeviceBuffer> kept;
   for (const tsr::DeviceBuffer& b : m->buffers())
-    if (!b.data().empty() || !rename.count(b.name()) ) {
+    if (!b.data().empty() || !rename.count(b.name())) {
       if (!b.data().empty()) *kept.Add() = b;
     }
   for (const Arena& a : arenas) {

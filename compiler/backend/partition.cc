@@ -194,9 +194,12 @@ StatusOr<std::vector<Placement>> Partition(const ir::Graph& g, const HwConfig& c
     } else if (op == "qavg_pool") {
       p = PlacePool(n, cfg, false);
     } else if (op == "qadd") {
-      if (std::string why = Int8Problem(*n, 2); !why.empty()) p = Cpu(n, why);
-      else if (n->input(0)->type().shape != n->input(1)->type().shape) p = Cpu(n, "broadcasting add");
-      else if (n->input(0)->type().rank() != 4 && n->input(0)->type().rank() != 2) p = Cpu(n, "rank other than 2 or 4");
+      if (std::string why = Int8Problem(*n, 2); !why.empty())
+        p = Cpu(n, why);
+      else if (n->input(0)->type().shape != n->input(1)->type().shape)
+        p = Cpu(n, "broadcasting add");
+      else if (n->input(0)->type().rank() != 4 && n->input(0)->type().rank() != 2)
+        p = Cpu(n, "rank other than 2 or 4");
       else {
         p.node = n;
         p.kind = PlaceKind::kAccel;
@@ -213,9 +216,10 @@ StatusOr<std::vector<Placement>> Partition(const ir::Graph& g, const HwConfig& c
       p = Cpu(n, fmt::format("no accelerator form for '{}'", op));
     }
     if (p.cannot_fit && !opts.cpu_fallback)
-      return ResourceExhaustedError("{} cannot run on config '{}': {}; use a larger config, or compile with "
-                                    "--cpu-fallback to run it on the CPU",
-                                    n->Describe(), cfg.name, p.reason);
+      return ResourceExhaustedError(
+          "{} cannot run on config '{}': {}; use a larger config, or compile with "
+          "--cpu-fallback to run it on the CPU",
+          n->Describe(), cfg.name, p.reason);
     if (p.cannot_fit) p.reason = "does not fit the accelerator: " + p.reason;
     for (const ir::Value* v : n->outputs()) (p.kind == PlaceKind::kCpu ? host : device).insert(v);
     out.push_back(std::move(p));

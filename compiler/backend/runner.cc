@@ -16,9 +16,7 @@
 namespace tessera::backend {
 namespace {
 
-double Now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double Now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 // Patches of a convolution input: [N, C, H, W] -> [N, C*kh*kw, oh*ow, 1].
 std::vector<int8_t> Im2col(const ir::Tensor& x, const tsr::Step& st) {
@@ -68,7 +66,7 @@ struct ModelRunner::Impl {
   std::map<std::string, DevValue> dev_values;
   std::vector<std::unique_ptr<Executable>> exes;  // per step (null when not ACCEL, or streamed)
   std::vector<Recording> recs;                    // per step (ACCEL)
-  bool streaming = false;  // layer code loaded before each layer runs (small DRAMs)
+  bool streaming = false;                         // layer code loaded before each layer runs (small DRAMs)
   std::vector<exec::KernelFn> kernels;            // per step (CPU)
   std::vector<const ir::Node*> cpu_nodes;         // per step (CPU)
 
@@ -173,7 +171,8 @@ struct ModelRunner::Impl {
       const ir::TensorType& t = graph->inputs()[i]->type();
       if (inputs[i].dtype() != t.dtype || inputs[i].shape() != t.shape)
         return InvalidArgumentError("input '{}' must be {}, got {}{}", graph->inputs()[i]->name(), ir::TypeToString(t),
-                                    std::string(ir::DTypeName(inputs[i].dtype())), ir::ShapeToString(inputs[i].shape()));
+                                    std::string(ir::DTypeName(inputs[i].dtype())),
+                                    ir::ShapeToString(inputs[i].shape()));
     }
     if (executor) {
       auto out = executor->Run(inputs);

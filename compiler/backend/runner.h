@@ -38,10 +38,10 @@ struct RunProfile {
 };
 
 struct RunnerOptions {
-  std::string target = "sim";            // ref | sim | cpu
+  std::string target = "sim";               // ref | sim | cpu
   const HwConfig* device_config = nullptr;  // the device's config, if not the artifact's own
-  int64_t timeout_ms = -1;                // per device run; < 0: the runtime's default
-  TraceSink* trace = nullptr;             // sim: instruction spans, plus one span per layer on track 4
+  int64_t timeout_ms = -1;                  // per device run; < 0: the runtime's default
+  TraceSink* trace = nullptr;               // sim: instruction spans, plus one span per layer on track 4
 };
 
 class ModelRunner {

@@ -24,7 +24,9 @@ struct ConvGeom {
   int64_t mg() const { return m / group; }
   int64_t k() const { return cg() * kh * kw; }
   int64_t p() const { return oh * ow; }
-  bool pointwise() const { return kh == 1 && kw == 1 && sh == 1 && sw == 1 && pt == 0 && pl == 0 && oh == h && ow == w; }
+  bool pointwise() const {
+    return kh == 1 && kw == 1 && sh == 1 && sw == 1 && pt == 0 && pl == 0 && oh == h && ow == w;
+  }
   bool depthwise() const { return cg() == 1 && mg() == 1; }
 };
 
@@ -34,8 +36,8 @@ ConvGeom ReadGeom(const ir::Node& node) {
   const ir::Shape& o = node.output()->type().shape;
   const auto s = node.attrs().Ints("strides", {1, 1}), p = node.attrs().Ints("pads", {0, 0, 0, 0}),
              d = node.attrs().Ints("dilations", {1, 1});
-  return ConvGeom{x[0], x[1], x[2], x[3], o[1], w[2], w[3], o[2], o[3], s[0], s[1], p[0], p[1], d[0], d[1],
-                  node.attrs().Int("group", 1)};
+  return ConvGeom{x[0], x[1], x[2], x[3], o[1], w[2], w[3], o[2],
+                  o[3], s[0], s[1], p[0], p[1], d[0], d[1], node.attrs().Int("group", 1)};
 }
 
 // col[(c * kh + i) * kw + j][oh * OW + ow] = x[c][ih][iw] - zp (0 outside).
@@ -200,8 +202,10 @@ void FloatConv(const float* x, const float* w, const std::vector<PackedA>& packe
       Im2Col(xg, Cg, g, 0.f, col);
       b = col;
     }
-    if (!packed.empty()) SgemmPacked(packed[grp], P, b, P, out + grp * Mg * P, P, false);
-    else Sgemm(Mg, P, K, w + grp * Mg * K, K, b, P, out + grp * Mg * P, P, false);
+    if (!packed.empty())
+      SgemmPacked(packed[grp], P, b, P, out + grp * Mg * P, P, false);
+    else
+      Sgemm(Mg, P, K, w + grp * Mg * K, K, b, P, out + grp * Mg * P, P, false);
   }
 }
 
@@ -381,7 +385,8 @@ StatusOr<KernelFn> MakeQConv(const ir::Node& node) {
       int8_t* y = out[0].data<int8_t>() + n * g.m * P;
       const int shift = rq.shift;
       const int64_t lo = rq.lo, hi = rq.hi;  // locals: int8 stores may alias captured state
-      for (int64_t m = 0; m < g.m; ++m) RequantizeRun(acc + m * P, P, bias ? bias[m] : 0, rq.M(m), shift, lo, hi, y + m * P);
+      for (int64_t m = 0; m < g.m; ++m)
+        RequantizeRun(acc + m * P, P, bias ? bias[m] : 0, rq.M(m), shift, lo, hi, y + m * P);
     }
     return OkStatus();
   });
@@ -403,8 +408,10 @@ const T* Data(const Tensor& t) {
 // Integer conv of any int8/uint8 input with a zero point, dispatching on dtype.
 void AnyIntConv(const Tensor& x, int64_t n, int64_t xz, const float* wf, const ConvGeom& g, int32_t* acc) {
   const int64_t off = n * g.c * g.h * g.w;
-  if (x.dtype() == DType::kU8) IntConv(x.data<uint8_t>() + off, xz, wf, g, acc);
-  else IntConv(x.data<int8_t>() + off, xz, wf, g, acc);
+  if (x.dtype() == DType::kU8)
+    IntConv(x.data<uint8_t>() + off, xz, wf, g, acc);
+  else
+    IntConv(x.data<int8_t>() + off, xz, wf, g, acc);
 }
 
 // ONNX QLinearConv: y = saturate(round_half_even(acc * (sx * sw[m] / sy)) + zy),
@@ -416,8 +423,7 @@ StatusOr<KernelFn> MakeQLinearConv(const ir::Node& node) {
   auto wc = std::make_shared<WeightCache>();
   wc->Init(node, 1, ZeroPoints(node.input(1)->type()));
   std::vector<float> scale(g.m);
-  for (int64_t m = 0; m < g.m; ++m)
-    scale[m] = xq.scale[0] * wq.scale[wq.per_axis() ? m : 0] / yq.scale[0];
+  for (int64_t m = 0; m < g.m; ++m) scale[m] = xq.scale[0] * wq.scale[wq.per_axis() ? m : 0] / yq.scale[0];
   const DType ot = node.output()->type().dtype;
   return KernelFn([=](const Operands& in, std::vector<Tensor>& out) -> Status {
     std::vector<float> tmp;
@@ -431,11 +437,13 @@ StatusOr<KernelFn> MakeQLinearConv(const ir::Node& node) {
         const int32_t b = in.size() > 2 ? in[2]->data<int32_t>()[m] : 0;
         for (int64_t p = 0; p < P; ++p) {
           const float v = std::nearbyint(static_cast<float>(acc[m * P + p] + b) * scale[m]);
-          const int64_t q = std::clamp<int64_t>(static_cast<int64_t>(std::clamp(v, -1e9f, 1e9f)) + yq.zero_point[0],
-                                                lo, hi);
+          const int64_t q =
+              std::clamp<int64_t>(static_cast<int64_t>(std::clamp(v, -1e9f, 1e9f)) + yq.zero_point[0], lo, hi);
           const int64_t idx = (n * g.m + m) * P + p;
-          if (ot == DType::kU8) out[0].data<uint8_t>()[idx] = static_cast<uint8_t>(q);
-          else out[0].data<int8_t>()[idx] = static_cast<int8_t>(q);
+          if (ot == DType::kU8)
+            out[0].data<uint8_t>()[idx] = static_cast<uint8_t>(q);
+          else
+            out[0].data<int8_t>()[idx] = static_cast<int8_t>(q);
         }
       }
     }

@@ -60,15 +60,19 @@ Status Binary(BinOp op, const Tensor& a, const Tensor& b, Tensor& y, float lo, f
   if constexpr (std::is_same_v<T, float>) {
     if (a.shape() == b.shape()) {  // fast path
       for (int64_t i = 0; i < y.numel(); ++i) {
-        float v = op == BinOp::kAdd ? pa[i] + pb[i] : op == BinOp::kSub ? pa[i] - pb[i]
-                                                    : op == BinOp::kMul ? pa[i] * pb[i] : pa[i] / pb[i];
+        float v = op == BinOp::kAdd   ? pa[i] + pb[i]
+                  : op == BinOp::kSub ? pa[i] - pb[i]
+                  : op == BinOp::kMul ? pa[i] * pb[i]
+                                      : pa[i] / pb[i];
         py[i] = std::min(std::max(v, lo), hi);
       }
       return OkStatus();
     }
     ForEachBroadcast(a.shape(), b.shape(), y.shape(), [&](int64_t o, int64_t i, int64_t j) {
-      float v = op == BinOp::kAdd ? pa[i] + pb[j] : op == BinOp::kSub ? pa[i] - pb[j]
-                                                  : op == BinOp::kMul ? pa[i] * pb[j] : pa[i] / pb[j];
+      float v = op == BinOp::kAdd   ? pa[i] + pb[j]
+                : op == BinOp::kSub ? pa[i] - pb[j]
+                : op == BinOp::kMul ? pa[i] * pb[j]
+                                    : pa[i] / pb[j];
       py[o] = std::min(std::max(v, lo), hi);
     });
     return OkStatus();
@@ -99,8 +103,10 @@ Status Binary(BinOp op, const Tensor& a, const Tensor& b, Tensor& y, float lo, f
 }
 
 StatusOr<KernelFn> MakeBinary(const ir::Node& node) {
-  const BinOp op = node.op() == "add" ? BinOp::kAdd : node.op() == "sub" ? BinOp::kSub
-                 : node.op() == "mul" ? BinOp::kMul : BinOp::kDiv;
+  const BinOp op = node.op() == "add"   ? BinOp::kAdd
+                   : node.op() == "sub" ? BinOp::kSub
+                   : node.op() == "mul" ? BinOp::kMul
+                                        : BinOp::kDiv;
   float lo, hi;
   ReadAct(node, &lo, &hi);
   return KernelFn([=](const Operands& in, std::vector<Tensor>& out) -> Status {

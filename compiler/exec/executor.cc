@@ -16,7 +16,7 @@ struct Executor::Impl {
   std::unordered_map<const ir::Value*, int> slot;  // non-constant values
   std::vector<std::vector<int>> operand_slots;     // per node, -1 for constants
   int num_slots = 0;
-  std::vector<ir::Tensor> buffers;                  // per slot, reused across runs
+  std::vector<ir::Tensor> buffers;  // per slot, reused across runs
 };
 
 Executor::Executor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -79,8 +79,7 @@ StatusOr<std::vector<ir::Tensor>> Executor::Run(const std::vector<ir::Tensor>& i
     Status st = impl_->kernels[i](operands, results);
     for (int k = 0; k < n->num_outputs(); ++k) buffers[impl_->slot.at(n->output(k))] = std::move(results[k]);
     if (!st.ok()) return Status(st.code(), n->Describe() + ": " + st.message());
-    if (profile_)
-      timings_.push_back({n, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
+    if (profile_) timings_.push_back({n, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
     for (int k = 0; k < n->num_outputs(); ++k) {
       const int s = impl_->slot.at(n->output(k));
       value[s] = &buffers[s];

@@ -23,9 +23,9 @@ typedef int32_t VecI __attribute__((vector_size(kVec * 4)));
 
 constexpr int kMR = 8;
 constexpr int kNR = 2 * kVec;
-constexpr int64_t kKC = 256;  // <= kExactChunk
-constexpr int64_t kMC = 96;   // multiple of kMR
-constexpr int64_t kNC = 1024; // multiple of kNR
+constexpr int64_t kKC = 256;   // <= kExactChunk
+constexpr int64_t kMC = 96;    // multiple of kMR
+constexpr int64_t kNC = 1024;  // multiple of kNR
 static_assert(kKC <= kExactChunk, "integer chunks must stay exact");
 
 struct Free {
@@ -139,8 +139,8 @@ class MatrixPacker : public BPacker {
 };
 
 template <typename T>
-void Gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const PackedA* packed, const BPacker& b,
-          T* c, int64_t ldc, bool accumulate) {
+void Gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const PackedA* packed, const BPacker& b, T* c,
+          int64_t ldc, bool accumulate) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {
     if (!accumulate)
@@ -210,8 +210,8 @@ void SgemmPacked(const PackedA& a, int64_t n, const BPacker& b, float* c, int64_
   Gemm<float>(a.m, n, a.k, nullptr, 0, &a, b, c, ldc, false);
 }
 
-void IgemmExact(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
-                int32_t* c, int64_t ldc, bool accumulate) {
+void IgemmExact(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, int32_t* c,
+                int64_t ldc, bool accumulate) {
   Gemm<int32_t>(m, n, k, a, lda, nullptr, MatrixPacker(b, ldb), c, ldc, accumulate);
 }
 

@@ -21,8 +21,8 @@ inline constexpr int64_t kExactProduct = 65536;  // bound on |a * b|
 // Row-major with leading dimensions; accumulate=false overwrites C.
 void Sgemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
            int64_t ldc, bool accumulate);
-void IgemmExact(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
-                int32_t* c, int64_t ldc, bool accumulate);
+void IgemmExact(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, int32_t* c,
+                int64_t ldc, bool accumulate);
 
 // A (the left operand, e.g. constant conv weights) packed once into the
 // micro-kernel's panel layout, for repeated Sgemm calls with different B.

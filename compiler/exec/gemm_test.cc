@@ -33,7 +33,8 @@ TEST(Gemm, FloatMatchesNaiveOnAwkwardSizes) {
 TEST(Gemm, PrepackedAMatchesPackingPerCall) {
   std::mt19937 rng(4);
   std::uniform_real_distribution<float> u(-1, 1);
-  for (auto [m, n, k] : std::vector<std::tuple<int, int, int>>{{5, 9, 3}, {100, 77, 600}, {8, 32, 256}, {97, 1100, 257}}) {
+  for (auto [m, n, k] :
+       std::vector<std::tuple<int, int, int>>{{5, 9, 3}, {100, 77, 600}, {8, 32, 256}, {97, 1100, 257}}) {
     std::vector<float> a(m * k), b(k * n), c1(m * n), c2(m * n);
     for (auto& v : a) v = u(rng);
     for (auto& v : b) v = u(rng);

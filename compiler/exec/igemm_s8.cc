@@ -16,8 +16,8 @@
 namespace tessera::exec {
 namespace {
 
-constexpr int kMR = 8;    // output channels per tile
-constexpr int kNR = 32;   // columns per tile (two 16-lane vectors)
+constexpr int kMR = 8;   // output channels per tile
+constexpr int kNR = 32;  // columns per tile (two 16-lane vectors)
 
 #if TSR_VNNI
 // B panels: for each kNR-column block, for each k-quad, kNR columns x 4 bytes
@@ -109,12 +109,11 @@ void GemmS8(const PackedS8& w, const int8_t* x, int64_t p, int32_t* c, int64_t l
   // 128 * rowsum, wrapping like the hardware adds.
   int32_t corr[kMR];
   for (int64_t i0 = 0; i0 < w.m; i0 += kMR) {
-    for (int i = 0; i < kMR; ++i)
-      corr[i] = static_cast<int32_t>(static_cast<uint32_t>(w.rowsum[i0 + i]) * 128u);
+    for (int i = 0; i < kMR; ++i) corr[i] = static_cast<int32_t>(static_cast<uint32_t>(w.rowsum[i0 + i]) * 128u);
     const int8_t* a = w.panels.data() + (i0 / kMR) * kq * kMR * 4;
     for (int64_t j = 0; j < pb; ++j)
-      Kernel(kq, a, b + j * kq * kNR * 4, corr, std::min<int64_t>(kMR, w.m - i0),
-             std::min<int64_t>(kNR, p - j * kNR), c + i0 * ldc + j * kNR, ldc);
+      Kernel(kq, a, b + j * kq * kNR * 4, corr, std::min<int64_t>(kMR, w.m - i0), std::min<int64_t>(kNR, p - j * kNR),
+             c + i0 * ldc + j * kNR, ldc);
   }
 #else
   float* xf = ScratchAs<float>(3, w.k * p);

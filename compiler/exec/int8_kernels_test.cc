@@ -1,8 +1,7 @@
 // The int8 golden-model kernels against independent integer references
 // written from the spec in docs/quantization.md.
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <cmath>
 
@@ -54,8 +53,8 @@ TEST(Int8Kernels, QConvMatchesIntegerReference) {
         "pads=[{}, {}, {}, {}], shift={}, strides=[{}, {}]}}\n  return %y\n}}\n",
         p.c, p.h, p.w,
         p.const_weights ? "" : fmt::format(", %w: i8[{},{},{},{}]<axis=0, s=[{}]>", p.m, cg, p.k, p.k, scales),
-        p.const_weights ? fmt::format("  %w: i8[{},{},{},{}]<axis=0, s=[{}]> = const 0x{}\n", p.m, cg, p.k, p.k,
-                                      scales, [&] {
+        p.const_weights ? fmt::format("  %w: i8[{},{},{},{}]<axis=0, s=[{}]> = const 0x{}\n", p.m, cg, p.k, p.k, scales,
+                                      [&] {
                                         std::string h;
                                         for (int64_t i = 0; i < w.numel(); ++i)
                                           h += fmt::format("{:02x}", static_cast<uint8_t>(w.data<int8_t>()[i]));
@@ -91,7 +90,8 @@ TEST(Int8Kernels, QConvMatchesIntegerReference) {
 
 TEST(Int8Kernels, QMatMulQAddQAvgPoolRequantize) {
   std::mt19937 rng(3);
-  auto g = Parse(R"(graph @g(%x: i8[2,3,40]<s=0.5>, %w: i8[7,40]<s=0.1>, %a: i8[1,2,3,3]<s=0.5>, %b: i8[1,2,3,3]<s=0.2>) {
+  auto g =
+      Parse(R"(graph @g(%x: i8[2,3,40]<s=0.5>, %w: i8[7,40]<s=0.1>, %a: i8[1,2,3,3]<s=0.5>, %b: i8[1,2,3,3]<s=0.2>) {
   %bias: i32[7] = const [1, -2, 3, -400, 5000, 6, 7]
   %y: i8[2,3,7]<s=0.3> = qmatmul(%x, %w, %bias) {multiplier=[1500000000], shift=33}
   %s: i8[1,2,3,3]<s=0.6> = qadd(%a, %b) {act_min=0, multiplier=[1789569707, 1431655765], post_shift=16, shift=[15, 16]}
@@ -112,7 +112,8 @@ TEST(Int8Kernels, QMatMulQAddQAvgPoolRequantize) {
       ASSERT_EQ(o[0].data<int8_t>()[r * 7 + n], std::clamp<int64_t>(SpecMulShr(acc, 1500000000, 33), -128, 127));
     }
   for (int i = 0; i < 18; ++i) {
-    const int64_t ta = SpecMulShr(a.data<int8_t>()[i], 1789569707, 15), tb = SpecMulShr(b.data<int8_t>()[i], 1431655765, 16);
+    const int64_t ta = SpecMulShr(a.data<int8_t>()[i], 1789569707, 15),
+                  tb = SpecMulShr(b.data<int8_t>()[i], 1431655765, 16);
     const int64_t sum = ta + tb;
     const int64_t shr = (sum + (1 << 15)) >> 16;  // round half up
     ASSERT_EQ(o[1].data<int8_t>()[i], std::clamp<int64_t>(shr, 0, 127)) << i;
@@ -126,8 +127,9 @@ TEST(Int8Kernels, QMatMulQAddQAvgPoolRequantize) {
     ASSERT_EQ(o[2].data<int8_t>()[c], std::clamp<int64_t>(SpecMulShr(s, 1908874354, 34), -128, 127));
     EXPECT_NEAR(o[2].data<int8_t>()[c], s / 9.0, 0.51);
     for (int i = 0; i < 9; ++i)
-      ASSERT_EQ(o[3].data<int8_t>()[c * 9 + i],
-                std::clamp<int64_t>(SpecMulShr(a.data<int8_t>()[c * 9 + i], c ? 2147483647 : 1073741824, 31), -128, 10));
+      ASSERT_EQ(
+          o[3].data<int8_t>()[c * 9 + i],
+          std::clamp<int64_t>(SpecMulShr(a.data<int8_t>()[c * 9 + i], c ? 2147483647 : 1073741824, 31), -128, 10));
   }
 }
 

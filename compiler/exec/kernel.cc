@@ -7,8 +7,8 @@
 namespace tessera::exec {
 
 StatusOr<KernelFn> MakeKernel(const ir::Node& node) {
-  for (auto find : {FindConvKernel, FindMatMulKernel, FindElementwiseKernel, FindPoolKernel, FindTensorKernel,
-                    FindQuantKernel})
+  for (auto find :
+       {FindConvKernel, FindMatMulKernel, FindElementwiseKernel, FindPoolKernel, FindTensorKernel, FindQuantKernel})
     if (KernelFactory f = find(node.op())) return f(node);
   return UnimplementedError("{}: the CPU executor has no kernel for op '{}'", node.Describe(), node.op());
 }
@@ -37,15 +37,18 @@ void RequantizeRunImpl(const int32_t* __restrict acc, int64_t n, int64_t bias, i
   if constexpr (kShiftInRange) {
     if (shift < 1 || shift > 63) __builtin_unreachable();
   }
-  for (int64_t i = 0; i < n; ++i) y[i] = static_cast<int8_t>(alu::Requantize(acc[i], bias, multiplier, shift, lo, hi, 32));
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = static_cast<int8_t>(alu::Requantize(acc[i], bias, multiplier, shift, lo, hi, 32));
 }
 
 }  // namespace
 
-void RequantizeRun(const int32_t* acc, int64_t n, int64_t bias, int64_t multiplier, int shift, int64_t lo,
-                   int64_t hi, int8_t* y) {
-  if (shift >= 1 && shift <= 63) RequantizeRunImpl<true>(acc, n, bias, multiplier, shift, lo, hi, y);
-  else RequantizeRunImpl<false>(acc, n, bias, multiplier, shift, lo, hi, y);
+void RequantizeRun(const int32_t* acc, int64_t n, int64_t bias, int64_t multiplier, int shift, int64_t lo, int64_t hi,
+                   int8_t* y) {
+  if (shift >= 1 && shift <= 63)
+    RequantizeRunImpl<true>(acc, n, bias, multiplier, shift, lo, hi, y);
+  else
+    RequantizeRunImpl<false>(acc, n, bias, multiplier, shift, lo, hi, y);
 }
 
 void ToFloat(const ir::Tensor& t, float* out) {

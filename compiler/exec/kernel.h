@@ -41,8 +41,8 @@ Requant ReadRequant(const ir::Node& node);
 void ReadAct(const ir::Node& node, float* lo, float* hi);
 // y[i] = alu::Requantize(acc[i], bias, multiplier, shift, lo, hi) for a run of
 // elements sharing one channel. Vectorizes when shift is in [1, 63].
-void RequantizeRun(const int32_t* acc, int64_t n, int64_t bias, int64_t multiplier, int shift, int64_t lo,
-                   int64_t hi, int8_t* y);
+void RequantizeRun(const int32_t* acc, int64_t n, int64_t bias, int64_t multiplier, int shift, int64_t lo, int64_t hi,
+                   int8_t* y);
 // Integer tensor values minus a zero point, as floats (for IgemmExact).
 void ToShiftedFloat(const ir::Tensor& t, int64_t zero_point, float* out);
 // Converts in-order elements of any tensor to float.

@@ -131,7 +131,8 @@ TEST(Kernels, MatMulBroadcastsBatchesAndGemmOptions) {
       for (int m = 0; m < 3; ++m)
         for (int n = 0; n < 5; ++n) {
           double s = c.data<float>()[n];
-          for (int k = 0; k < 4; ++k) s += double(a.data<float>()[(i * 3 + m) * 4 + k]) * b.data<float>()[(j * 4 + k) * 5 + n];
+          for (int k = 0; k < 4; ++k)
+            s += double(a.data<float>()[(i * 3 + m) * 4 + k]) * b.data<float>()[(j * 4 + k) * 5 + n];
           ASSERT_NEAR(out[0].data<float>()[((i * 3 + j) * 3 + m) * 5 + n], s, 1e-5);
         }
   for (int m = 0; m < 3; ++m)
@@ -173,8 +174,8 @@ TEST(Kernels, PoolingSoftmaxAndDataMovement) {
   EXPECT_EQ(o[5].data<float>()[1 * 4 + 2], 9.f);  // y[1][0][2][0] = x[0][0][2][1]
   EXPECT_EQ(o[6].data<float>()[16 + 5], 5.f);
   EXPECT_EQ(v(o[7]).size(), 28u);
-  EXPECT_EQ(o[7].data<float>()[0], 1.f);   // reflect of column 1
-  EXPECT_EQ(o[7].data<float>()[5], 2.f);   // x[0][3] then reflected x[0][2]
+  EXPECT_EQ(o[7].data<float>()[0], 1.f);  // reflect of column 1
+  EXPECT_EQ(o[7].data<float>()[5], 2.f);  // x[0][3] then reflected x[0][2]
   EXPECT_EQ(o[7].data<float>()[6], 1.f);
 }
 

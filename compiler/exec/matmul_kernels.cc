@@ -210,8 +210,10 @@ StatusOr<KernelFn> MakeQLinearMatMul(const ir::Node& node) {
       const float s = scale.size() == 1 ? scale[0] : scale[i % g.n];
       const float v = std::clamp(std::nearbyint(static_cast<float>(acc[i]) * s), -1e9f, 1e9f);
       const int64_t q = std::clamp<int64_t>(static_cast<int64_t>(v) + yq.zero_point[0], lo, hi);
-      if (ot == DType::kU8) out[0].data<uint8_t>()[i] = static_cast<uint8_t>(q);
-      else out[0].data<int8_t>()[i] = static_cast<int8_t>(q);
+      if (ot == DType::kU8)
+        out[0].data<uint8_t>()[i] = static_cast<uint8_t>(q);
+      else
+        out[0].data<int8_t>()[i] = static_cast<int8_t>(q);
     }
     return OkStatus();
   });

@@ -89,8 +89,10 @@ StatusOr<KernelFn> MakeQAdd(const ir::Node& node) {
         y[i] = static_cast<int8_t>(alu::Apply(AluOp::kMin, ta, h, 0, 32));
       }
     };
-    if (s0 >= 1 && s0 <= 63 && s1 >= 1 && s1 <= 63 && ps >= 1 && ps <= 31) run(std::true_type{});
-    else run(std::false_type{});
+    if (s0 >= 1 && s0 <= 63 && s1 >= 1 && s1 <= 63 && ps >= 1 && ps <= 31)
+      run(std::true_type{});
+    else
+      run(std::false_type{});
     return OkStatus();
   });
 }

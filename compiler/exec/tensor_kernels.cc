@@ -83,8 +83,10 @@ void Pad(const Tensor& x, const std::vector<int64_t>& pads, const std::string& m
           inside = false;
           break;
         }
-        if (mode == "edge") i = i < 0 ? 0 : xs[d] - 1;
-        else i = i < 0 ? -i : 2 * (xs[d] - 1) - i;  // reflect
+        if (mode == "edge")
+          i = i < 0 ? 0 : xs[d] - 1;
+        else
+          i = i < 0 ? -i : 2 * (xs[d] - 1) - i;  // reflect
       }
       off += i * xstride[d];
     }

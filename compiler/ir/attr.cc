@@ -1,9 +1,9 @@
 #include "compiler/ir/attr.h"
 
+#include <fmt/core.h>
+
 #include "compiler/ir/type.h"
 #include "isa/base/check.h"
-
-#include <fmt/core.h>
 
 namespace tessera::ir {
 
@@ -24,8 +24,7 @@ namespace {
 template <typename T>
 const T& Get(const std::map<std::string, AttrValue>& m, const std::string& name, AttrKind kind) {
   const AttrValue& v = m.at(name);
-  TSR_CHECK(KindOf(v) == kind, "attribute '{}' is a {}, not a {}", name, AttrKindName(KindOf(v)),
-            AttrKindName(kind));
+  TSR_CHECK(KindOf(v) == kind, "attribute '{}' is a {}, not a {}", name, AttrKindName(KindOf(v)), AttrKindName(kind));
   return std::get<T>(v);
 }
 }  // namespace

@@ -1,8 +1,8 @@
 #include "compiler/ir/graph.h"
 
-#include <algorithm>
-
 #include <fmt/core.h>
+
+#include <algorithm>
 
 namespace tessera::ir {
 
@@ -116,8 +116,8 @@ void Graph::MoveBefore(Node* node, Node* before) {
 
 void Graph::RemoveNode(Node* node) {
   for (Value* out : node->outputs_)
-    TSR_CHECK(out->users_.empty() && !IsOutput(out), "removing {} whose output '{}' is still used",
-              node->Describe(), out->name());
+    TSR_CHECK(out->users_.empty() && !IsOutput(out), "removing {} whose output '{}' is still used", node->Describe(),
+              out->name());
   while (!node->inputs_.empty()) node->RemoveInput(node->num_inputs() - 1);
   for (Value* out : node->outputs_) {
     out->producer_ = nullptr;
@@ -154,9 +154,7 @@ void Graph::Rename(Value* v, const std::string& name) {
   by_name_[name] = v;
 }
 
-bool Graph::IsOutput(const Value* v) const {
-  return std::find(outputs_.begin(), outputs_.end(), v) != outputs_.end();
-}
+bool Graph::IsOutput(const Value* v) const { return std::find(outputs_.begin(), outputs_.end(), v) != outputs_.end(); }
 
 int Graph::NumUses(const Value* v) const {
   return static_cast<int>(v->users_.size() + std::count(outputs_.begin(), outputs_.end(), v));

@@ -90,9 +90,8 @@ class Graph {
   Value* AddConstant(const std::string& name, Tensor data, std::optional<QuantParams> quant = std::nullopt);
   // Creates a node before `before` (nullptr: at the end). Output types are
   // left empty for shape inference or the caller to set.
-  Node* AddNode(const std::string& op, const std::vector<Value*>& inputs,
-                const std::vector<std::string>& output_names, Attrs attrs = {}, const std::string& node_name = "",
-                Node* before = nullptr);
+  Node* AddNode(const std::string& op, const std::vector<Value*>& inputs, const std::vector<std::string>& output_names,
+                Attrs attrs = {}, const std::string& node_name = "", Node* before = nullptr);
   // Removes a node whose outputs have no users and are not graph outputs.
   void RemoveNode(Node* node);
   // Removes an unused constant or value.

@@ -34,8 +34,7 @@ Status InferNodeTypes(const Node& node, std::vector<TensorType>* out) {
   if (!def) return UnimplementedError("{}: unknown op '{}'", node.Describe(), node.op());
   const int n = node.num_inputs();
   if (n < def->min_inputs || (def->max_inputs >= 0 && n > def->max_inputs)) {
-    if (def->max_inputs < 0)
-      return opdefs::NodeError(node, "takes at least {} inputs, got {}", def->min_inputs, n);
+    if (def->max_inputs < 0) return opdefs::NodeError(node, "takes at least {} inputs, got {}", def->min_inputs, n);
     if (def->min_inputs == def->max_inputs)
       return opdefs::NodeError(node, "takes {} inputs, got {}", def->min_inputs, n);
     return opdefs::NodeError(node, "takes {} to {} inputs, got {}", def->min_inputs, def->max_inputs, n);
@@ -156,8 +155,8 @@ Status WindowOutput(const Node& n, const Window2D& w, int axis, int64_t in, int6
   const int64_t extent = (w.kernel[axis] - 1) * w.dilations[axis] + 1;
   const int64_t span = in + w.pads[axis] + w.pads[axis + 2] - extent;
   if (span < 0)
-    return NodeError(n, "window of extent {} does not fit the padded input of size {} along spatial axis {}",
-                     extent, in + w.pads[axis] + w.pads[axis + 2], axis);
+    return NodeError(n, "window of extent {} does not fit the padded input of size {} along spatial axis {}", extent,
+                     in + w.pads[axis] + w.pads[axis + 2], axis);
   *out = (w.ceil_mode ? (span + w.strides[axis] - 1) / w.strides[axis] : span / w.strides[axis]) + 1;
   return OkStatus();
 }

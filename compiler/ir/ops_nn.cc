@@ -49,8 +49,8 @@ Status InferConvTranspose(const Node& n, std::vector<TensorType>* out) {
   for (int i = 0; i < 2; ++i) {
     if (op[i] < 0 || op[i] >= std::max(win.strides[i], win.dilations[i]))
       return NodeError(n, "output_padding {} must be below the stride or dilation", op[i]);
-    o[2 + i] = win.strides[i] * (x[2 + i] - 1) + op[i] + (w[2 + i] - 1) * win.dilations[i] + 1 - win.pads[i] -
-               win.pads[i + 2];
+    o[2 + i] =
+        win.strides[i] * (x[2 + i] - 1) + op[i] + (w[2 + i] - 1) * win.dilations[i] + 1 - win.pads[i] - win.pads[i + 2];
     if (o[2 + i] < 1) return NodeError(n, "output size {} along spatial axis {} is not positive", o[2 + i], i);
   }
   return ActivatedOutput(n, o, out);
@@ -116,8 +116,7 @@ Status InferFloatUnary(const Node& n, std::vector<TensorType>* out) {
 // relu / clip: float or raw integers.
 Status InferClamp(const Node& n, std::vector<TensorType>* out) {
   TSR_RETURN_IF_ERROR(ExpectUnquantized(n, 0));
-  if (n.attrs().Float("min", -INFINITY) > n.attrs().Float("max", INFINITY))
-    return NodeError(n, "min exceeds max");
+  if (n.attrs().Float("min", -INFINITY) > n.attrs().Float("max", INFINITY)) return NodeError(n, "min exceeds max");
   (*out)[0] = TensorType(In(n, 0).dtype, In(n, 0).shape);
   return OkStatus();
 }
@@ -217,36 +216,72 @@ Status MatMulShape(const Node& n, Shape a, Shape b, Shape* out) {
 }
 
 void RegisterNnOps(std::vector<OpDef>* ops) {
-  const AttrDef strides{"strides", AttrKind::kInts}, pads{"pads", AttrKind::kInts},
-      dil{"dilations", AttrKind::kInts}, group{"group", AttrKind::kInt}, kernel{"kernel", AttrKind::kInts, true},
-      ceil{"ceil_mode", AttrKind::kInt};
-  ops->push_back({"conv", 2, 3, 1, {strides, pads, dil, group, kActMin, kActMax}, InferConv,
+  const AttrDef strides{"strides", AttrKind::kInts}, pads{"pads", AttrKind::kInts}, dil{"dilations", AttrKind::kInts},
+      group{"group", AttrKind::kInt}, kernel{"kernel", AttrKind::kInts, true}, ceil{"ceil_mode", AttrKind::kInt};
+  ops->push_back({"conv",
+                  2,
+                  3,
+                  1,
+                  {strides, pads, dil, group, kActMin, kActMax},
+                  InferConv,
                   "2-D convolution x[N,C,H,W] * w[M,C/group,kh,kw] (+ b[M]), optional fused clamp"});
-  ops->push_back({"conv_transpose", 2, 3, 1,
+  ops->push_back({"conv_transpose",
+                  2,
+                  3,
+                  1,
                   {strides, pads, dil, group, {"output_padding", AttrKind::kInts}, kActMin, kActMax},
-                  InferConvTranspose, "2-D transposed convolution, w[C,M/group,kh,kw]"});
-  ops->push_back({"gemm", 2, 3, 1,
-                  {{"alpha", AttrKind::kFloat}, {"beta", AttrKind::kFloat}, {"trans_a", AttrKind::kInt},
-                   {"trans_b", AttrKind::kInt}, kActMin, kActMax},
-                  InferGemm, "alpha * op(A) op(B) + beta * C (ONNX Gemm), optional fused clamp"});
-  ops->push_back({"matmul", 2, 3, 1, {kActMin, kActMax}, InferMatMul,
+                  InferConvTranspose,
+                  "2-D transposed convolution, w[C,M/group,kh,kw]"});
+  ops->push_back({"gemm",
+                  2,
+                  3,
+                  1,
+                  {{"alpha", AttrKind::kFloat},
+                   {"beta", AttrKind::kFloat},
+                   {"trans_a", AttrKind::kInt},
+                   {"trans_b", AttrKind::kInt},
+                   kActMin,
+                   kActMax},
+                  InferGemm,
+                  "alpha * op(A) op(B) + beta * C (ONNX Gemm), optional fused clamp"});
+  ops->push_back({"matmul",
+                  2,
+                  3,
+                  1,
+                  {kActMin, kActMax},
+                  InferMatMul,
                   "numpy matmul (+ bias broadcast to the result), optional fused clamp"});
   for (const char* op : {"add", "sub", "mul", "div"})
     ops->push_back({op, 2, 2, 1, {kActMin, kActMax}, InferBinary, "elementwise with numpy broadcasting"});
   ops->push_back({"relu", 1, 1, 1, {}, InferClamp, "max(x, 0)"});
-  ops->push_back({"clip", 1, 1, 1, {{"min", AttrKind::kFloat}, {"max", AttrKind::kFloat}}, InferClamp,
-                  "min(max(x, min), max)"});
+  ops->push_back(
+      {"clip", 1, 1, 1, {{"min", AttrKind::kFloat}, {"max", AttrKind::kFloat}}, InferClamp, "min(max(x, min), max)"});
   ops->push_back({"leaky_relu", 1, 1, 1, {{"alpha", AttrKind::kFloat}}, InferFloatUnary, "x < 0 ? alpha * x : x"});
   ops->push_back({"sigmoid", 1, 1, 1, {}, InferFloatUnary, "1 / (1 + exp(-x))"});
   ops->push_back({"tanh", 1, 1, 1, {}, InferFloatUnary, "tanh(x)"});
   ops->push_back({"softmax", 1, 1, 1, {{"axis", AttrKind::kInt}}, InferFloatUnary, "softmax along one axis"});
-  ops->push_back({"max_pool", 1, 1, 1, {kernel, strides, pads, dil, ceil}, InferPool,
+  ops->push_back({"max_pool",
+                  1,
+                  1,
+                  1,
+                  {kernel, strides, pads, dil, ceil},
+                  InferPool,
                   "2-D max pooling (f32, or i8/u8 keeping the scale)"});
-  ops->push_back({"avg_pool", 1, 1, 1, {kernel, strides, pads, ceil, {"count_include_pad", AttrKind::kInt}},
-                  InferPool, "2-D average pooling"});
+  ops->push_back({"avg_pool",
+                  1,
+                  1,
+                  1,
+                  {kernel, strides, pads, ceil, {"count_include_pad", AttrKind::kInt}},
+                  InferPool,
+                  "2-D average pooling"});
   ops->push_back({"global_avg_pool", 1, 1, 1, {}, InferGlobalPool, "mean over all spatial axes"});
   ops->push_back({"global_max_pool", 1, 1, 1, {}, InferGlobalPool, "max over all spatial axes"});
-  ops->push_back({"batch_norm", 5, 5, 1, {{"epsilon", AttrKind::kFloat}}, InferBatchNorm,
+  ops->push_back({"batch_norm",
+                  5,
+                  5,
+                  1,
+                  {{"epsilon", AttrKind::kFloat}},
+                  InferBatchNorm,
                   "inference batch normalization (x, scale, bias, mean, var)"});
 }
 

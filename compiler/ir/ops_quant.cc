@@ -25,8 +25,7 @@ Status ExpectQuantized(const Node& n, int i) {
 Status ExpectWeights(const Node& n, int i, int64_t channels) {
   const TensorType& w = In(n, i);
   if (w.dtype != DType::kI8 || !w.quant || !w.quant->symmetric() || (w.quant->per_axis() && w.quant->axis != 0))
-    return NodeError(n, "{} must be i8 weights quantized per-tensor or along axis 0 with zero point 0",
-                     Operand(n, i));
+    return NodeError(n, "{} must be i8 weights quantized per-tensor or along axis 0 with zero point 0", Operand(n, i));
   if (w.shape.empty() || w.shape[0] != channels)
     return NodeError(n, "{} must have {} output channels", Operand(n, i), channels);
   return OkStatus();
@@ -105,8 +104,8 @@ Status InferQMatMul(const Node& n, std::vector<TensorType>* out) {
   if (x.size() < 2) return NodeError(n, "{} must have rank >= 2", Operand(n, 0));
   TSR_RETURN_IF_ERROR(ExpectWeights(n, 1, w[0]));
   if (x.back() != w[1])
-    return NodeError(n, "{} has inner size {}, weight [N, K] {} has K = {}", Operand(n, 0), x.back(),
-                     ShapeToString(w), w[1]);
+    return NodeError(n, "{} has inner size {}, weight [N, K] {} has K = {}", Operand(n, 0), x.back(), ShapeToString(w),
+                     w[1]);
   if (w[1] > kMaxReduction) return NodeError(n, "reduction length {} exceeds {}", w[1], kMaxReduction);
   TSR_RETURN_IF_ERROR(ExpectBias(n, 2, w[0]));
   TSR_RETURN_IF_ERROR(CheckRequant(n, w[0]));
@@ -212,8 +211,10 @@ Status InferIntegerOp(const Node& n, std::vector<TensorType>* out) {
     TSR_RETURN_IF_ERROR(ExpectUnquantized(n, i));
   }
   Shape o;
-  if (conv) TSR_RETURN_IF_ERROR(ConvShape(n, &o));
-  else TSR_RETURN_IF_ERROR(MatMulShape(n, In(n, 0).shape, In(n, 1).shape, &o));
+  if (conv)
+    TSR_RETURN_IF_ERROR(ConvShape(n, &o));
+  else
+    TSR_RETURN_IF_ERROR(MatMulShape(n, In(n, 0).shape, In(n, 1).shape, &o));
   const char* az = conv ? "x_zero_point" : "a_zero_point";
   const char* bz = conv ? "w_zero_point" : "b_zero_point";
   TSR_RETURN_IF_ERROR(CheckZeroPoint(n, 0, n.attrs().Int(az, 0)));
@@ -229,35 +230,80 @@ Status InferIntegerOp(const Node& n, std::vector<TensorType>* out) {
 }  // namespace
 
 void RegisterQuantOps(std::vector<OpDef>* ops) {
-  const AttrDef strides{"strides", AttrKind::kInts}, pads{"pads", AttrKind::kInts},
-      dil{"dilations", AttrKind::kInts}, group{"group", AttrKind::kInt};
+  const AttrDef strides{"strides", AttrKind::kInts}, pads{"pads", AttrKind::kInts}, dil{"dilations", AttrKind::kInts},
+      group{"group", AttrKind::kInt};
   const AttrDef mult{"multiplier", AttrKind::kInts, true}, shift{"shift", AttrKind::kInt, true},
       amin{"act_min", AttrKind::kInt}, amax{"act_max", AttrKind::kInt};
-  ops->push_back({"quantize", 1, 1, 1, {}, InferQuantize,
+  ops->push_back({"quantize",
+                  1,
+                  1,
+                  1,
+                  {},
+                  InferQuantize,
                   "f32 -> declared quantized type: saturate(round_half_even(x / scale) + zero_point)"});
   ops->push_back({"dequantize", 1, 1, 1, {}, InferDequantize, "quantized -> f32: (x - zero_point) * scale"});
-  ops->push_back({"quant_cast", 1, 1, 1, {}, InferQuantCast,
-                  "same integers, new quantization parameters (no data change)"});
-  ops->push_back({"qconv", 2, 3, 1, {strides, pads, dil, group, mult, shift, amin, amax}, InferQConv,
+  ops->push_back(
+      {"quant_cast", 1, 1, 1, {}, InferQuantCast, "same integers, new quantization parameters (no data change)"});
+  ops->push_back({"qconv",
+                  2,
+                  3,
+                  1,
+                  {strides, pads, dil, group, mult, shift, amin, amax},
+                  InferQConv,
                   "int8 conv, int32 accumulate + bias, per-channel MULSHR requantize, clamp"});
-  ops->push_back({"qmatmul", 2, 3, 1, {mult, shift, amin, amax}, InferQMatMul,
+  ops->push_back({"qmatmul",
+                  2,
+                  3,
+                  1,
+                  {mult, shift, amin, amax},
+                  InferQMatMul,
                   "int8 x[..., K] times w[N, K]^T, int32 accumulate + bias, MULSHR requantize, clamp"});
-  ops->push_back({"qadd", 2, 2, 1,
-                  {{"multiplier", AttrKind::kInts, true}, {"shift", AttrKind::kInts, true},
-                   {"post_shift", AttrKind::kInt, true}, amin, amax},
-                  InferQAdd, "int8 add of two scales: MULSHR each, ADD, SHR post_shift, clamp"});
-  ops->push_back({"qavg_pool", 1, 1, 1, {{"kernel", AttrKind::kInts, true}, strides, pads, mult, shift},
-                  InferQAvgPool, "int8 window sum (zero padding counted), MULSHR by 1/count, clamp"});
-  ops->push_back({"requantize", 1, 1, 1, {mult, shift, amin, amax}, InferRequantize,
+  ops->push_back({"qadd",
+                  2,
+                  2,
+                  1,
+                  {{"multiplier", AttrKind::kInts, true},
+                   {"shift", AttrKind::kInts, true},
+                   {"post_shift", AttrKind::kInt, true},
+                   amin,
+                   amax},
+                  InferQAdd,
+                  "int8 add of two scales: MULSHR each, ADD, SHR post_shift, clamp"});
+  ops->push_back({"qavg_pool",
+                  1,
+                  1,
+                  1,
+                  {{"kernel", AttrKind::kInts, true}, strides, pads, mult, shift},
+                  InferQAvgPool,
+                  "int8 window sum (zero padding counted), MULSHR by 1/count, clamp"});
+  ops->push_back({"requantize",
+                  1,
+                  1,
+                  1,
+                  {mult, shift, amin, amax},
+                  InferRequantize,
                   "clamp(MULSHR(x, multiplier[c], shift), act_min, act_max) to i8"});
-  ops->push_back({"qlinear_conv", 2, 3, 1, {strides, pads, dil, group}, InferQLinearConv,
+  ops->push_back({"qlinear_conv",
+                  2,
+                  3,
+                  1,
+                  {strides, pads, dil, group},
+                  InferQLinearConv,
                   "ONNX QLinearConv semantics (zero points, float requantization), CPU only"});
   ops->push_back({"qlinear_matmul", 2, 2, 1, {}, InferQLinearMatMul, "ONNX QLinearMatMul semantics, CPU only"});
-  ops->push_back({"conv_integer", 2, 2, 1,
+  ops->push_back({"conv_integer",
+                  2,
+                  2,
+                  1,
                   {strides, pads, dil, group, {"x_zero_point", AttrKind::kInt}, {"w_zero_point", AttrKind::kInts}},
-                  InferIntegerOp, "ONNX ConvInteger: int32 sum of (x - xz)(w - wz)"});
-  ops->push_back({"matmul_integer", 2, 2, 1,
-                  {{"a_zero_point", AttrKind::kInt}, {"b_zero_point", AttrKind::kInts}}, InferIntegerOp,
+                  InferIntegerOp,
+                  "ONNX ConvInteger: int32 sum of (x - xz)(w - wz)"});
+  ops->push_back({"matmul_integer",
+                  2,
+                  2,
+                  1,
+                  {{"a_zero_point", AttrKind::kInt}, {"b_zero_point", AttrKind::kInts}},
+                  InferIntegerOp,
                   "ONNX MatMulInteger: int32 sum of (a - az)(b - bz)"});
 }
 

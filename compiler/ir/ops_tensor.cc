@@ -2,9 +2,9 @@
 // quantized input must be per-tensor and its parameters pass through (concat
 // requires identical parameters on all inputs), so these ops are exact on
 // int8 tensors.
-#include "compiler/ir/ops_util.h"
-
 #include <algorithm>
+
+#include "compiler/ir/ops_util.h"
 
 namespace tessera::ir::opdefs {
 namespace {
@@ -145,15 +145,29 @@ Status InferIdentity(const Node& n, std::vector<TensorType>* out) {
 
 void RegisterTensorOps(std::vector<OpDef>* ops) {
   ops->push_back({"flatten", 1, 1, 1, {{"axis", AttrKind::kInt}}, InferFlatten, "to 2-D at axis (default 1)"});
-  ops->push_back({"reshape", 1, 1, 1, {{"shape", AttrKind::kInts, true}}, InferReshape,
+  ops->push_back({"reshape",
+                  1,
+                  1,
+                  1,
+                  {{"shape", AttrKind::kInts, true}},
+                  InferReshape,
                   "to an explicit shape (the importer resolves 0 and -1)"});
   ops->push_back({"transpose", 1, 1, 1, {{"perm", AttrKind::kInts, true}}, InferTranspose, "permute axes"});
   ops->push_back({"concat", 1, -1, 1, {{"axis", AttrKind::kInt}}, InferConcat, "join along axis"});
-  ops->push_back({"pad", 1, 1, 1,
+  ops->push_back({"pad",
+                  1,
+                  1,
+                  1,
                   {{"pads", AttrKind::kInts, true}, {"mode", AttrKind::kString}, {"value", AttrKind::kFloat}},
-                  InferPad, "pad (begins then ends per axis); constant value is a real number"});
+                  InferPad,
+                  "pad (begins then ends per axis); constant value is a real number"});
   ops->push_back({"squeeze", 1, 1, 1, {{"axes", AttrKind::kInts, true}}, InferSqueeze, "drop size-1 axes"});
-  ops->push_back({"unsqueeze", 1, 1, 1, {{"axes", AttrKind::kInts, true}}, InferUnsqueeze,
+  ops->push_back({"unsqueeze",
+                  1,
+                  1,
+                  1,
+                  {{"axes", AttrKind::kInts, true}},
+                  InferUnsqueeze,
                   "insert size-1 axes (axes index the result)"});
   ops->push_back({"identity", 1, 1, 1, {}, InferIdentity, "copy"});
 }

@@ -29,8 +29,7 @@ bool IsIdentChar(char c) {
          c == '$' || c == '/' || c == '-';
 }
 bool IsNumberChar(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.' || c == '+' ||
-         c == '-';
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.' || c == '+' || c == '-';
 }
 
 class Parser {
@@ -40,7 +39,8 @@ class Parser {
   StatusOr<std::unique_ptr<Graph>> Run() {
     TSR_RETURN_IF_ERROR(Next());
     TSR_RETURN_IF_ERROR(ExpectIdent("graph"));
-    if (tok_.kind != Tok::kAt) return Error(tok_, fmt::format("expected '@name' after 'graph', got {}", Describe(tok_)));
+    if (tok_.kind != Tok::kAt)
+      return Error(tok_, fmt::format("expected '@name' after 'graph', got {}", Describe(tok_)));
     std::string gname = tok_.text;
     TSR_RETURN_IF_ERROR(Next());
     auto g = std::make_unique<Graph>(gname);
@@ -123,9 +123,9 @@ class Parser {
     }
     if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_') {
       size_t start = pos_;
-      while (pos_ < text_.size() && ((text_[pos_] >= 'a' && text_[pos_] <= 'z') ||
-                                     (text_[pos_] >= 'A' && text_[pos_] <= 'Z') ||
-                                     (text_[pos_] >= '0' && text_[pos_] <= '9') || text_[pos_] == '_'))
+      while (pos_ < text_.size() &&
+             ((text_[pos_] >= 'a' && text_[pos_] <= 'z') || (text_[pos_] >= 'A' && text_[pos_] <= 'Z') ||
+              (text_[pos_] >= '0' && text_[pos_] <= '9') || text_[pos_] == '_'))
         ++pos_;
       tok_.kind = Tok::kIdent;
       tok_.text = std::string(text_.substr(start, pos_ - start));
@@ -167,9 +167,7 @@ class Parser {
 
   // ---- helpers ----
   std::string Where(const Token& t) const { return fmt::format("{}:{}:{}", file_, t.line, t.col); }
-  Status Error(const Token& t, const std::string& msg) const {
-    return InvalidArgumentError("{}: {}", Where(t), msg);
-  }
+  Status Error(const Token& t, const std::string& msg) const { return InvalidArgumentError("{}: {}", Where(t), msg); }
   std::string Describe(const Token& t) const {
     switch (t.kind) {
       case Tok::kEnd: return "end of input";
@@ -469,7 +467,8 @@ class Parser {
     for (const auto& d : defs) names.push_back(d.first);
     Node* n = g_->AddNode(op, args, names, std::move(attrs), node_name);
     for (size_t i = 0; i < defs.size(); ++i) {
-      TSR_RETURN_IF_ERROR(ValidateShape(defs[i].second.shape, "'%" + defs[i].first + "'").WithContext(Where(def_at[i])));
+      TSR_RETURN_IF_ERROR(
+          ValidateShape(defs[i].second.shape, "'%" + defs[i].first + "'").WithContext(Where(def_at[i])));
       n->output(static_cast<int>(i))->set_type(defs[i].second);
     }
     return OkStatus();

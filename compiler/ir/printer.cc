@@ -58,9 +58,12 @@ std::string PrintGraph(const Graph& g, const PrintOptions& opt) {
   s += ") {\n";
   for (const Value* c : g.constants()) {
     s += "  " + ValueRef(c->name()) + ": " + TypeToString(c->type()) + " = const ";
-    if (c->data().numel() <= opt.list_limit) AppendList(c->data(), &s);
-    else if (opt.elide_constants) s += "<elided>";
-    else AppendHex(c->data(), &s);
+    if (c->data().numel() <= opt.list_limit)
+      AppendList(c->data(), &s);
+    else if (opt.elide_constants)
+      s += "<elided>";
+    else
+      AppendHex(c->data(), &s);
     s += '\n';
   }
   for (const Node* n : g.nodes()) {

@@ -39,11 +39,13 @@ class Tensor {
 
   uint8_t* raw() { return data_.get(); }
   const uint8_t* raw() const { return data_.get(); }
-  template <typename T> T* data() {
+  template <typename T>
+  T* data() {
     TSR_CHECK(DTypeOf<T>::value == dtype_, "tensor element type mismatch");
     return reinterpret_cast<T*>(data_.get());
   }
-  template <typename T> const T* data() const {
+  template <typename T>
+  const T* data() const {
     TSR_CHECK(DTypeOf<T>::value == dtype_, "tensor element type mismatch");
     return reinterpret_cast<const T*>(data_.get());
   }

@@ -8,7 +8,6 @@
 namespace tessera::ir {
 namespace {
 
-
 std::string BigGraph() {
   // A graph with every attribute kind, quantized types, odd names and both
   // constant encodings.
@@ -71,7 +70,9 @@ TEST(Text, PrintParseRoundTripIsIdentical) {
   EXPECT_NE(text.find("mode=\"con\\\"st\\\\ant\""), std::string::npos);
   EXPECT_NE(text.find("return %out, %/conv/Conv_output_0"), std::string::npos);
   // The constant data survives bit for bit.
-  EXPECT_TRUE((*g)->FindValue("conv.weight")->data().BytesEqual(*ParseGraph(text)->get()->FindValue("conv.weight")->data_ptr()));
+  EXPECT_TRUE((*g)->FindValue("conv.weight")
+                  ->data()
+                  .BytesEqual(*ParseGraph(text)->get()->FindValue("conv.weight")->data_ptr()));
 }
 
 TEST(Text, ElidedConstantsDoNotParse) {
@@ -129,8 +130,10 @@ TEST(Text, ParseErrorsNameTheLocation) {
   EXPECT_EQ(ParseError("graph @g(%x: i8[2]<s=-1>) {\n  return %x\n}"),
             "t.tir:1:19: type: quantization scale -1 is not positive and finite");
   EXPECT_EQ(ParseError("graph @g(%x: i8[2]<q=1>) {\n  return %x\n}"), "t.tir:1:19: unknown quantization key 'q'");
-  EXPECT_EQ(ParseError("graph @g(%x: f32[2]) {\n  return %x\n} extra"), "t.tir:3:3: unexpected 'extra' after the graph");
-  EXPECT_EQ(ParseError("graph @g(%x: f32[2]) {\n  %y: f32[2] = pad(%x) {mode=\"a\n"), "t.tir:2:30: unterminated string");
+  EXPECT_EQ(ParseError("graph @g(%x: f32[2]) {\n  return %x\n} extra"),
+            "t.tir:3:3: unexpected 'extra' after the graph");
+  EXPECT_EQ(ParseError("graph @g(%x: f32[2]) {\n  %y: f32[2] = pad(%x) {mode=\"a\n"),
+            "t.tir:2:30: unterminated string");
   EXPECT_EQ(ParseError("graph @g(%x: f32[2]) {\n  return %x"), "t.tir:2:12: expected '}', got end of input");
   EXPECT_EQ(ParseError("graph @g(%x: f32[1000000,1000000,1000]) {\n  return %x\n}"),
             "t.tir:1:10: input '%x': shape [1000000,1000000,1000] exceeds the limit of 2147483648 elements");
@@ -142,7 +145,8 @@ TEST(Text, ParsedGraphsStillNeedTheVerifier) {
   // Structurally fine, but the recorded type is wrong: the parser keeps it, Verify rejects it.
   auto g = ParseGraph("graph @g(%x: f32[2]) {\n  %y: f32[3] = relu(%x)\n  return %y\n}");
   ASSERT_TRUE(g.ok());
-  EXPECT_EQ(Verify(**g).message(), "node producing '%y' (relu): result '%y' is recorded as f32[3] but infers as f32[2]");
+  EXPECT_EQ(Verify(**g).message(),
+            "node producing '%y' (relu): result '%y' is recorded as f32[3] but infers as f32[2]");
 }
 
 }  // namespace

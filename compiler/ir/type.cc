@@ -1,9 +1,9 @@
 #include "compiler/ir/type.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstring>
-
-#include <fmt/format.h>
 
 namespace tessera::ir {
 

@@ -10,7 +10,8 @@ namespace tessera::ir {
 Status Verify(const Graph& g) {
   std::unordered_set<const Value*> defined;
   for (const Value* in : g.inputs()) {
-    if (in->is_constant() || in->producer()) return InvalidArgumentError("graph input '%{}' is not a plain input", in->name());
+    if (in->is_constant() || in->producer())
+      return InvalidArgumentError("graph input '%{}' is not a plain input", in->name());
     TSR_RETURN_IF_ERROR(ValidateShape(in->type().shape, fmt::format("graph input '%{}'", in->name())));
     TSR_RETURN_IF_ERROR(ValidateQuant(in->type(), fmt::format("graph input '%{}'", in->name())));
     defined.insert(in);

@@ -23,7 +23,8 @@ std::string VerifyError(const std::string& body, const std::string& params = "%x
 
 TEST(Verifier, AcceptsAWellTypedGraph) {
   auto g = ParseGraph(R"(graph @g(%x: f32[1,3,8,8]) {
-  %w: f32[4,3,3,3] = const 0x)" + std::string(4 * 3 * 3 * 3 * 8, '0') + R"(
+  %w: f32[4,3,3,3] = const 0x)" +
+                      std::string(4 * 3 * 3 * 3 * 8, '0') + R"(
   %y: f32[1,4,4,4] = conv(%x, %w) {pads=[1, 1, 1, 1], strides=[2, 2]}
   %p: f32[1,4,2,2] = max_pool(%y) {kernel=[2, 2], strides=[2, 2]}
   %f: f32[1,16] = flatten(%p)
@@ -69,9 +70,9 @@ TEST(Verifier, QuantizedOpInvariants) {
   EXPECT_EQ(VerifyError(w + "  %y: i8[1,2,4,4]<s=0.25> = qconv(%x, %w) {multiplier=[1, 2, 3], shift=31}\n  return %y\n",
                         params),
             "node producing '%y' (qconv): attribute 'multiplier' needs 1 or 2 entries, got 3");
-  EXPECT_EQ(VerifyError(w + "  %y: i8[1,2,4,4]<s=0.25> = qconv(%x, %w) {multiplier=[1], shift=64}\n  return %y\n",
-                        params),
-            "node producing '%y' (qconv): shift 64 out of range [0, 63]");
+  EXPECT_EQ(
+      VerifyError(w + "  %y: i8[1,2,4,4]<s=0.25> = qconv(%x, %w) {multiplier=[1], shift=64}\n  return %y\n", params),
+      "node producing '%y' (qconv): shift 64 out of range [0, 63]");
   EXPECT_EQ(VerifyError(w + "  %y: i8[1,2,4,4] = qconv(%x, %w) {multiplier=[1], shift=3}\n  return %y\n", params),
             "node producing '%y' (qconv): result '%y' must be declared i8 quantized per-tensor with zero point 0, got "
             "i8[1,2,4,4]");

@@ -21,8 +21,7 @@ StatusOr<ir::Value*> ImportContext::Input(const onnx::NodeProto& n, int i) {
   if (!HasInput(n, i)) return Error(n, "missing required input {}", i);
   ir::Value* v = Lookup(n.input(i));
   if (!v)
-    return Error(n, "input {} '{}' is not defined before this node (missing, or the graph has a cycle)", i,
-                 n.input(i));
+    return Error(n, "input {} '{}' is not defined before this node (missing, or the graph has a cycle)", i, n.input(i));
   return v;
 }
 
@@ -61,7 +60,8 @@ StatusOr<std::vector<int64_t>> ImportContext::ConstInts(const onnx::NodeProto& n
 std::string ImportContext::NewName(const std::string& base) {
   std::string name = graph_->UniqueName(base);
   int k = 0;
-  while (onnx_names_.count(name) || graph_->FindValue(name)) name = graph_->UniqueName(base + "_" + std::to_string(++k));
+  while (onnx_names_.count(name) || graph_->FindValue(name))
+    name = graph_->UniqueName(base + "_" + std::to_string(++k));
   return name;
 }
 
@@ -202,7 +202,8 @@ StatusOr<ir::Tensor> TensorFromProto(const onnx::TensorProto& t, const std::stri
       default: have = t.int32_data_size(); break;
     }
     if (have != numel)
-      return InvalidArgumentError("{}: has {} elements, shape {} needs {}", what, have, ir::ShapeToString(shape), numel);
+      return InvalidArgumentError("{}: has {} elements, shape {} needs {}", what, have, ir::ShapeToString(shape),
+                                  numel);
   }
   ir::Tensor out(dt, shape);
   if (t.has_raw_data()) {
@@ -217,9 +218,12 @@ StatusOr<ir::Tensor> TensorFromProto(const onnx::TensorProto& t, const std::stri
         const int32_t v = t.int32_data(static_cast<int>(i));
         if (v < ir::DTypeMin(dt) || v > ir::DTypeMax(dt))
           return InvalidArgumentError("{}: value {} out of range for {}", what, v, ir::DTypeName(dt));
-        if (dt == ir::DType::kI8) out.data<int8_t>()[i] = static_cast<int8_t>(v);
-        else if (dt == ir::DType::kU8) out.data<uint8_t>()[i] = static_cast<uint8_t>(v);
-        else out.data<int32_t>()[i] = v;
+        if (dt == ir::DType::kI8)
+          out.data<int8_t>()[i] = static_cast<int8_t>(v);
+        else if (dt == ir::DType::kU8)
+          out.data<uint8_t>()[i] = static_cast<uint8_t>(v);
+        else
+          out.data<int32_t>()[i] = v;
       }
     }
   }

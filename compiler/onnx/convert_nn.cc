@@ -2,7 +2,6 @@
 // arithmetic, activations, Softmax, pooling and BatchNormalization. Spatial
 // ops are 2-D (NCHW); auto_pad is resolved into explicit pads.
 #include <cmath>
-
 #include <iterator>
 
 #include "compiler/onnx/context.h"
@@ -82,8 +81,10 @@ Status ConvertConvTranspose(ImportContext& ctx, const onnx::NodeProto& n) {
   if (oshape.size() > 2) oshape.erase(oshape.begin(), oshape.end() - 2);  // accept [N, C, H, W] too
   if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER")
     oshape = {x->type().shape[2] * strides[0], x->type().shape[3] * strides[1]};
-  else if (auto_pad == "VALID") pads = {0, 0, 0, 0};
-  else if (auto_pad != "NOTSET") return ctx.Unsupported(n, "attribute 'auto_pad' value '{}' is not supported", auto_pad);
+  else if (auto_pad == "VALID")
+    pads = {0, 0, 0, 0};
+  else if (auto_pad != "NOTSET")
+    return ctx.Unsupported(n, "attribute 'auto_pad' value '{}' is not supported", auto_pad);
   if (!oshape.empty()) {
     if (oshape.size() != 2) return ctx.Error(n, "attribute 'output_shape' must have 2 spatial entries");
     for (int i = 0; i < 2; ++i) {
@@ -233,7 +234,8 @@ const ConverterEntry kEntries[] = {
     {"Tanh", [](ImportContext& c, const onnx::NodeProto& n) { return ConvertSimple(c, n, "tanh", 1); }},
     {"GlobalAveragePool",
      [](ImportContext& c, const onnx::NodeProto& n) { return ConvertSimple(c, n, "global_avg_pool", 1); }},
-    {"GlobalMaxPool", [](ImportContext& c, const onnx::NodeProto& n) { return ConvertSimple(c, n, "global_max_pool", 1); }},
+    {"GlobalMaxPool",
+     [](ImportContext& c, const onnx::NodeProto& n) { return ConvertSimple(c, n, "global_max_pool", 1); }},
     {"LeakyRelu", ConvertLeakyRelu},
     {"Clip", ConvertClip},
     {"Softmax", ConvertSoftmax},
@@ -250,7 +252,8 @@ Status ReadConvAttrs(ImportContext& ctx, const onnx::NodeProto& n, AttrReader& a
   if (w->type().rank() != 4) return ctx.Error(n, "weight '{}' must have rank 4", w->name());
   const std::vector<int64_t> k = {w->type().shape[2], w->type().shape[3]};
   if (ar.Has("kernel_shape") && ar.Ints("kernel_shape", {}) != k)
-    return ctx.Error(n, "attribute 'kernel_shape' disagrees with the weight shape {}", ir::ShapeToString(w->type().shape));
+    return ctx.Error(n, "attribute 'kernel_shape' disagrees with the weight shape {}",
+                     ir::ShapeToString(w->type().shape));
   TSR_RETURN_IF_ERROR(ReadWindow(ctx, n, ar, x->type().shape, k, true, out));
   out->Set("group", ar.Int("group", 1));
   return OkStatus();

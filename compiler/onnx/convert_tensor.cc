@@ -171,8 +171,8 @@ Status ConvertConstant(ImportContext& ctx, const onnx::NodeProto& n) {
 }
 
 const ConverterEntry kEntries[] = {
-    {"Flatten", ConvertFlatten},     {"Reshape", ConvertReshape},     {"Transpose", ConvertTranspose},
-    {"Concat", ConvertConcat},       {"Pad", ConvertPad},             {"Squeeze", ConvertSqueezeLike},
+    {"Flatten", ConvertFlatten},       {"Reshape", ConvertReshape},   {"Transpose", ConvertTranspose},
+    {"Concat", ConvertConcat},         {"Pad", ConvertPad},           {"Squeeze", ConvertSqueezeLike},
     {"Unsqueeze", ConvertSqueezeLike}, {"Identity", ConvertIdentity}, {"Constant", ConvertConstant},
 };
 

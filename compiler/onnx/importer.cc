@@ -4,10 +4,11 @@
 // output types agree with the IR's.
 #include "compiler/onnx/importer.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
-#include <sys/stat.h>
 
 #include "compiler/ir/verifier.h"
 #include "compiler/onnx/context.h"
@@ -98,8 +99,10 @@ Status ResolveExternal(onnx::TensorProto* t, const std::string& name, const std:
       location = kv.value();
     } else if (kv.key() == "offset" || kv.key() == "length") {
       const unsigned long long v = std::strtoull(kv.value().c_str(), &end, 10);
-      if (kv.value().empty() || *end) return InvalidArgumentError("{}: external data {} '{}' is not a number", what, kv.key(), kv.value());
-      if (kv.key() == "offset") offset = v;
+      if (kv.value().empty() || *end)
+        return InvalidArgumentError("{}: external data {} '{}' is not a number", what, kv.key(), kv.value());
+      if (kv.key() == "offset")
+        offset = v;
       else {
         length = v;
         has_length = true;
@@ -111,8 +114,8 @@ Status ResolveExternal(onnx::TensorProto* t, const std::string& name, const std:
   if (base_dir.empty()) return InvalidArgumentError("{}: external data is not allowed for in-memory models", what);
   if (location.empty()) return InvalidArgumentError("{}: external data without a location", what);
   if (location[0] == '/' || location.find("..") != std::string::npos)
-    return InvalidArgumentError("{}: external data path '{}' must be relative to the model's folder without '..'",
-                                what, location);
+    return InvalidArgumentError("{}: external data path '{}' must be relative to the model's folder without '..'", what,
+                                location);
   const std::string dir = RealPath(base_dir);
   const std::string file = RealPath(base_dir + "/" + location);
   if (file.empty()) return NotFoundError("{}: external data file '{}' not found", what, location);
@@ -122,7 +125,8 @@ Status ResolveExternal(onnx::TensorProto* t, const std::string& name, const std:
   if (::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
     return InvalidArgumentError("{}: external data '{}' is not a regular file", what, location);
   const uint64_t size = static_cast<uint64_t>(st.st_size);
-  if (offset > size) return InvalidArgumentError("{}: external data offset {} is past the end of '{}'", what, offset, location);
+  if (offset > size)
+    return InvalidArgumentError("{}: external data offset {} is past the end of '{}'", what, offset, location);
   if (!has_length) length = size - offset;
   if (length > size - offset)
     return InvalidArgumentError("{}: external data range [{}, {}) is past the end of '{}' ({} bytes)", what, offset,
@@ -168,7 +172,8 @@ StatusOr<bool> BindInputShapes(onnx::GraphProto* g, const std::string& name, con
     }
   }
   for (const auto& [n, s] : opt.input_shapes)
-    if (!inputs.count(n)) return InvalidArgumentError("{}: a shape was given for '{}', which is not a graph input", name, n);
+    if (!inputs.count(n))
+      return InvalidArgumentError("{}: a shape was given for '{}', which is not a graph input", name, n);
   return changed;
 }
 
@@ -190,7 +195,9 @@ Status CheckDeclaredOutput(const onnx::ValueInfoProto& vi, const ir::Value* v, c
     std::string decl = "[";
     for (int i = 0; i < tt.shape().dim_size(); ++i) {
       const auto& d = tt.shape().dim(i);
-      decl += (i ? "," : "") + (d.has_dim_value() ? std::to_string(d.dim_value()) : d.dim_param().empty() ? "?" : d.dim_param());
+      decl += (i ? "," : "") + (d.has_dim_value()       ? std::to_string(d.dim_value())
+                                : d.dim_param().empty() ? "?"
+                                                        : d.dim_param());
     }
     return InvalidArgumentError("{}: output '{}' is declared {}] but computes {}", name, vi.name(), decl,
                                 ir::ShapeToString(s));
@@ -228,10 +235,12 @@ StatusOr<std::unique_ptr<ir::Graph>> Build(onnx::ModelProto& model, const std::s
   }
   for (const auto& n : g.node()) {
     if (!n.domain().empty() && n.domain() != "ai.onnx")
-      return UnimplementedError("{}: {}: op domain '{}' is not supported", name, ImportContext::Describe(n), n.domain());
+      return UnimplementedError("{}: {}: op domain '{}' is not supported", name, ImportContext::Describe(n),
+                                n.domain());
     TSR_RETURN_IF_ERROR(CheckOldOpset(n, opset, name));
     Converter conv = FindConverter(n.op_type());
-    if (!conv) return UnimplementedError("{}: {}: op type '{}' is not supported", name, ImportContext::Describe(n), n.op_type());
+    if (!conv)
+      return UnimplementedError("{}: {}: op type '{}' is not supported", name, ImportContext::Describe(n), n.op_type());
     TSR_RETURN_IF_ERROR(conv(ctx, n));
   }
   std::vector<ir::Value*> outs;
@@ -293,7 +302,8 @@ StatusOr<std::unique_ptr<ir::Graph>> ImportOnnxBytes(const std::vector<uint8_t>&
   std::set<std::string> initializers;
   for (auto& t : *g->mutable_initializer()) {
     initializers.insert(t.name());
-    if (t.data_location() == onnx::TensorProto::EXTERNAL) TSR_RETURN_IF_ERROR(ResolveExternal(&t, name, base_dir, &budget));
+    if (t.data_location() == onnx::TensorProto::EXTERNAL)
+      TSR_RETURN_IF_ERROR(ResolveExternal(&t, name, base_dir, &budget));
   }
   for (auto& n : *g->mutable_node())
     for (auto& a : *n.mutable_attribute())

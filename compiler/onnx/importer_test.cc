@@ -39,8 +39,10 @@ void SetType(onnx::ValueInfoProto* vi, const std::string& name, std::vector<int6
   tt->set_elem_type(elem);
   auto* shape = tt->mutable_shape();
   for (int64_t d : dims) {
-    if (d < 0) shape->add_dim()->set_dim_param(sym);
-    else shape->add_dim()->set_dim_value(d);
+    if (d < 0)
+      shape->add_dim()->set_dim_param(sym);
+    else
+      shape->add_dim()->set_dim_value(d);
   }
 }
 
@@ -168,26 +170,48 @@ TEST(Importer, CyclesAndMissingInputs) {
   onnx::ModelProto m = SmallCnn();
   // Relu reads the output of Flatten, which reads the Relu: a cycle.
   m.mutable_graph()->mutable_node(1)->set_input(0, "f");
-  EXPECT_EQ(ImportError(m), "m.onnx: ONNX checker: Nodes in a graph must be topologically sorted, however input 'f' "
-                            "of node: name: Relu_r OpType: Relu is not output of any previous nodes.");
+  EXPECT_EQ(ImportError(m),
+            "m.onnx: ONNX checker: Nodes in a graph must be topologically sorted, however input 'f' "
+            "of node: name: Relu_r OpType: Relu is not output of any previous nodes.");
   onnx::ModelProto mi = SmallCnn();
   mi.mutable_graph()->mutable_node(1)->set_input(0, "nowhere");
-  EXPECT_EQ(ImportError(mi), "m.onnx: ONNX checker: Nodes in a graph must be topologically sorted, however input "
-                             "'nowhere' of node: name: Relu_r OpType: Relu is not output of any previous nodes.");
+  EXPECT_EQ(ImportError(mi),
+            "m.onnx: ONNX checker: Nodes in a graph must be topologically sorted, however input "
+            "'nowhere' of node: name: Relu_r OpType: Relu is not output of any previous nodes.");
 }
 
 TEST(Importer, ShapesThatDoNotAgree) {
   onnx::ModelProto m = SmallCnn();
   // The declared output shape disagrees with what the graph computes.
-  m.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1)->set_dim_value(7);
-  EXPECT_EQ(ImportError(m), "m.onnx: ONNX shape inference: [ShapeInferenceError] (op_type:Gemm, node name: Gemm_y): "
-                            "[ShapeInferenceError] Inferred shape and existing shape differ in dimension 1: (5) vs (7)");
+  m.mutable_graph()
+      ->mutable_output(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(1)
+      ->set_dim_value(7);
+  EXPECT_EQ(ImportError(m),
+            "m.onnx: ONNX shape inference: [ShapeInferenceError] (op_type:Gemm, node name: Gemm_y): "
+            "[ShapeInferenceError] Inferred shape and existing shape differ in dimension 1: (5) vs (7)");
   // Conv weight channels disagree with the input channels.
   onnx::ModelProto c = SmallCnn();
-  c.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1)->set_dim_value(5);
-  c.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1)->set_dim_param("C");
-  EXPECT_EQ(ImportError(c), "m.onnx: node 'conv1' (conv): weight input 1 '%w' (f32[3,2,3,3]) expects 2 input channels "
-                            "per group, input [1,5,4,4] has 5 channels in 1 groups [ONNX Conv]");
+  c.mutable_graph()
+      ->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(1)
+      ->set_dim_value(5);
+  c.mutable_graph()
+      ->mutable_output(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(1)
+      ->set_dim_param("C");
+  EXPECT_EQ(ImportError(c),
+            "m.onnx: node 'conv1' (conv): weight input 1 '%w' (f32[3,2,3,3]) expects 2 input channels "
+            "per group, input [1,5,4,4] has 5 channels in 1 groups [ONNX Conv]");
 }
 
 TEST(Importer, UnsupportedOpsAttributesAndOpsets) {
@@ -207,8 +231,9 @@ TEST(Importer, UnsupportedOpsAttributesAndOpsets) {
   auto* p3 = Node(d, "MaxPool", {"x"}, {"y"}, "pool3d");
   IntsAttr(p3, "kernel_shape", {2, 2, 2});
   Output(d, "y", {1, 1, 3, 3, 3});
-  EXPECT_EQ(ImportError(d), "m.onnx: node 'pool3d' (MaxPool): only 1-D and 2-D (NCL, NCHW) inputs are supported, input 'x' "
-                             "has rank 5");
+  EXPECT_EQ(ImportError(d),
+            "m.onnx: node 'pool3d' (MaxPool): only 1-D and 2-D (NCL, NCHW) inputs are supported, input 'x' "
+            "has rank 5");
   onnx::ModelProto future = SmallCnn();
   future.mutable_opset_import(0)->set_version(18);
   EXPECT_EQ(ImportError(future), "m.onnx: opset 18 is not supported (11..17 are)");
@@ -219,8 +244,9 @@ TEST(Importer, UnsupportedOpsAttributesAndOpsets) {
   Node(old, "GlobalAveragePool", {"x"}, {"p"}, "gap");
   Node(old, "Conv", {"p", "w"}, {"y"}, "conv10");
   Output(old, "y", {1, 3, 1, 1});
-  EXPECT_EQ(ImportError(old), "m.onnx: node 'conv10' (Conv): the opset 10 definition of Conv (version 1) differs from "
-                              "opset 11's (version 11); re-export with opset >= 11");
+  EXPECT_EQ(ImportError(old),
+            "m.onnx: node 'conv10' (Conv): the opset 10 definition of Conv (version 1) differs from "
+            "opset 11's (version 11); re-export with opset >= 11");
   onnx::ModelProto ok10 = NewModel(10);
   Input(ok10, "x", {1, 2, 4, 4});
   Node(ok10, "GlobalAveragePool", {"x"}, {"y"}, "gap");
@@ -247,7 +273,13 @@ TEST(Importer, SymbolicDimensionsNeedABinding) {
   onnx::ModelProto m = SmallCnn();
   auto* shape = m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
   shape->mutable_dim(0)->set_dim_param("N");
-  m.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("N");
+  m.mutable_graph()
+      ->mutable_output(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(0)
+      ->set_dim_param("N");
   EXPECT_EQ(ImportError(m), "m.onnx: input 'x' dimension 0 is symbolic ('N'); give a concrete shape");
   ImportOptions o;
   o.input_shapes["x"] = {3, 2, 4, 4};

@@ -31,8 +31,10 @@ StatusOr<std::string> Lift(ImportContext& ctx, const onnx::NodeProto& n, int i) 
 void Prepend(onnx::AttributeProto* a, int64_t value, bool pads) {
   std::vector<int64_t> v(a->ints().begin(), a->ints().end());
   a->clear_ints();
-  if (pads && v.size() == 2) v = {0, v[0], 0, v[1]};
-  else v.insert(v.begin(), value);
+  if (pads && v.size() == 2)
+    v = {0, v[0], 0, v[1]};
+  else
+    v.insert(v.begin(), value);
   for (int64_t x : v) a->add_ints(x);
 }
 
@@ -48,9 +50,12 @@ Status ConvertLifted1D(ImportContext& ctx, const onnx::NodeProto& n, Converter c
   }
   for (auto& a : *n2.mutable_attribute()) {
     const std::string& k = a.name();
-    if (k == "kernel_shape" || k == "strides" || k == "dilations" || k == "output_padding") Prepend(&a, 1, false);
-    else if (k == "pads") Prepend(&a, 0, true);
-    else if (k == "output_shape") Prepend(&a, 1, false);
+    if (k == "kernel_shape" || k == "strides" || k == "dilations" || k == "output_padding")
+      Prepend(&a, 1, false);
+    else if (k == "pads")
+      Prepend(&a, 0, true);
+    else if (k == "output_shape")
+      Prepend(&a, 1, false);
   }
   const std::string out2d = ctx.NewName(n.output(0) + ".2d");
   n2.set_output(0, out2d);

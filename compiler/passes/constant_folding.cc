@@ -30,8 +30,8 @@ StatusOr<PassStats> FoldConstants(ir::Graph& g) {
     std::vector<ir::Value*> outs = n->outputs();
     std::vector<ir::Value*> consts;
     for (size_t i = 0; i < outs.size(); ++i) {
-      consts.push_back(g.AddConstant(g.UniqueName(outs[i]->name() + ".folded"), std::move(results[i]),
-                                     outs[i]->type().quant));
+      consts.push_back(
+          g.AddConstant(g.UniqueName(outs[i]->name() + ".folded"), std::move(results[i]), outs[i]->type().quant));
       g.ReplaceAllUsesWith(outs[i], consts.back());
     }
     std::vector<std::string> names;

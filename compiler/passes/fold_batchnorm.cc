@@ -37,8 +37,10 @@ StatusOr<PassStats> FoldBatchNorm(ir::Graph& g) {
     const std::string wname = conv->input(1)->name();
     conv->SetInput(1, g.AddConstant(g.UniqueName(wname + ".bn"), std::move(nw)));
     ir::Value* bias = g.AddConstant(g.UniqueName(wname + ".bn_bias"), std::move(nb));
-    if (conv->num_inputs() > 2) conv->SetInput(2, bias);
-    else conv->AddInput(bias);
+    if (conv->num_inputs() > 2)
+      conv->SetInput(2, bias);
+    else
+      conv->AddInput(bias);
     Forward(g, bn, bn->output(), conv->output());
     stats.Count("folded");
   }

@@ -151,7 +151,8 @@ bool FoldClamp(ir::Graph& g, ir::Node* q, ir::Node* p) {
   const float s = Scale(q->output());
   const float amin = p->op() == "relu" ? 0.f : p->attrs().Float("min", -INFINITY);
   const float amax = p->op() == "relu" ? INFINITY : p->attrs().Float("max", INFINITY);
-  const int64_t lo = std::isinf(amin) ? -128 : static_cast<int64_t>(std::clamp(std::nearbyint(amin / s), -128.f, 127.f));
+  const int64_t lo =
+      std::isinf(amin) ? -128 : static_cast<int64_t>(std::clamp(std::nearbyint(amin / s), -128.f, 127.f));
   const int64_t hi = std::isinf(amax) ? 127 : static_cast<int64_t>(std::clamp(std::nearbyint(amax / s), -128.f, 127.f));
   auto fp = quant::ChooseFixedPoint({double(Scale(x)) / s});
   if (!fp.ok()) return false;
@@ -262,14 +263,22 @@ StatusOr<PassStats> FoldQdq(ir::Graph& g) {
       if (!p || (g.NumUses(p->output()) != 1 && p->op() != "dequantize")) continue;
       const std::string op = p->op();
       bool done = false;
-      if (op == "conv") done = FoldConv(g, q, p);
-      else if (op == "gemm" || op == "matmul") done = FoldGemm(g, q, p);
-      else if (op == "add") done = FoldAdd(g, q, p);
-      else if (op == "avg_pool" || op == "global_avg_pool") done = FoldAvgPool(g, q, p);
-      else if (op == "relu" || op == "clip") done = FoldClamp(g, q, p);
-      else if (op == "concat") done = FoldConcat(g, q, p);
-      else if (op == "dequantize") done = FoldRoundTrip(g, q, p);
-      else if (IsMovement(op)) done = FoldMovement(g, q, p);
+      if (op == "conv")
+        done = FoldConv(g, q, p);
+      else if (op == "gemm" || op == "matmul")
+        done = FoldGemm(g, q, p);
+      else if (op == "add")
+        done = FoldAdd(g, q, p);
+      else if (op == "avg_pool" || op == "global_avg_pool")
+        done = FoldAvgPool(g, q, p);
+      else if (op == "relu" || op == "clip")
+        done = FoldClamp(g, q, p);
+      else if (op == "concat")
+        done = FoldConcat(g, q, p);
+      else if (op == "dequantize")
+        done = FoldRoundTrip(g, q, p);
+      else if (IsMovement(op))
+        done = FoldMovement(g, q, p);
       if (!done) continue;
       stats.Count(op == "dequantize" ? "round trips" : op);
       again = true;

@@ -4,7 +4,6 @@
 // the bias quantized to int32 at scale sx * sw[c], and the fused clamp
 // quantized to the output scale.
 #include "compiler/passes/fold_qdq.h"
-
 #include "compiler/quant/fixed_point.h"
 
 namespace tessera::passes::qdq {
@@ -79,8 +78,8 @@ bool FoldGemm(ir::Graph& g, ir::Node* q, ir::Node* p) {
   const ir::TensorType& y = q->output()->type();
   if (!x || !w || !SymI8(x->type()) || !SymI8(y) || x->type().rank() < 2 || w->type().rank() != 2) return false;
   const bool gemm = p->op() == "gemm";
-  if (gemm && (p->attrs().Int("trans_a", 0) || p->attrs().Float("alpha", 1.f) != 1.f ||
-               p->attrs().Float("beta", 1.f) != 1.f))
+  if (gemm &&
+      (p->attrs().Int("trans_a", 0) || p->attrs().Float("alpha", 1.f) != 1.f || p->attrs().Float("beta", 1.f) != 1.f))
     return false;
   // qmatmul wants weights [N, K] quantized along N (axis 0).
   const bool nk = gemm && p->attrs().Int("trans_b", 0);

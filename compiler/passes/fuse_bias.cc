@@ -63,8 +63,10 @@ StatusOr<PassStats> FuseBias(ir::Graph& g) {
       ir::Tensor t(ir::DType::kF32, {ch});
       std::copy(bias.begin(), bias.end(), t.data<float>());
       ir::Value* bv = g.AddConstant(g.UniqueName(k->name() + ".bias"), std::move(t));
-      if (p->num_inputs() > bias_index) p->SetInput(bias_index, bv);
-      else p->AddInput(bv);
+      if (p->num_inputs() > bias_index)
+        p->SetInput(bias_index, bv);
+      else
+        p->AddInput(bv);
       Forward(g, add, add->output(), p->output());
       stats.Count("fused");
       break;

@@ -27,7 +27,7 @@ struct PassStats {
 using PassFn = StatusOr<PassStats> (*)(ir::Graph& graph);
 
 struct PassInfo {
-  const char* name;     // "fold-batchnorm"
+  const char* name;  // "fold-batchnorm"
   PassFn run;
   const char* summary;  // one line for --help and docs
 };
@@ -37,13 +37,13 @@ const std::vector<PassInfo>& AllPasses();
 const PassInfo* FindPass(const std::string& name);
 
 // The passes, one file each.
-StatusOr<PassStats> InferShapes(ir::Graph& g);          // shape_inference.cc
-StatusOr<PassStats> EliminateIdentity(ir::Graph& g);    // eliminate_identity.cc
-StatusOr<PassStats> FoldConstants(ir::Graph& g);        // constant_folding.cc
-StatusOr<PassStats> FoldBatchNorm(ir::Graph& g);        // fold_batchnorm.cc
-StatusOr<PassStats> FuseBias(ir::Graph& g);             // fuse_bias.cc
-StatusOr<PassStats> FuseActivation(ir::Graph& g);       // fuse_activation.cc
-StatusOr<PassStats> FoldQdq(ir::Graph& g);              // fold_qdq.cc
-StatusOr<PassStats> EliminateDeadCode(ir::Graph& g);    // dce.cc
+StatusOr<PassStats> InferShapes(ir::Graph& g);        // shape_inference.cc
+StatusOr<PassStats> EliminateIdentity(ir::Graph& g);  // eliminate_identity.cc
+StatusOr<PassStats> FoldConstants(ir::Graph& g);      // constant_folding.cc
+StatusOr<PassStats> FoldBatchNorm(ir::Graph& g);      // fold_batchnorm.cc
+StatusOr<PassStats> FuseBias(ir::Graph& g);           // fuse_bias.cc
+StatusOr<PassStats> FuseActivation(ir::Graph& g);     // fuse_activation.cc
+StatusOr<PassStats> FoldQdq(ir::Graph& g);            // fold_qdq.cc
+StatusOr<PassStats> EliminateDeadCode(ir::Graph& g);  // dce.cc
 
 }  // namespace tessera::passes

@@ -1,8 +1,8 @@
 #include "compiler/passes/pass_manager.h"
 
-#include <chrono>
-
 #include <fmt/format.h>
+
+#include <chrono>
 
 #include "compiler/ir/verifier.h"
 
@@ -50,8 +50,8 @@ const PassInfo* FindPass(const std::string& name) {
 }
 
 std::vector<std::string> DefaultPipeline() {
-  return {"eliminate-identity", "constant-folding", "fold-batchnorm", "fuse-bias", "fuse-activation", "fold-qdq",
-          "dce"};
+  return {
+      "eliminate-identity", "constant-folding", "fold-batchnorm", "fuse-bias", "fuse-activation", "fold-qdq", "dce"};
 }
 
 StatusOr<std::vector<std::string>> ParsePassList(const std::string& list) {
@@ -74,8 +74,7 @@ StatusOr<std::vector<std::string>> ParsePassList(const std::string& list) {
   return names;
 }
 
-StatusOr<std::vector<PassReport>> RunPasses(ir::Graph& graph, const std::vector<std::string>& names,
-                                            bool verify_each) {
+StatusOr<std::vector<PassReport>> RunPasses(ir::Graph& graph, const std::vector<std::string>& names, bool verify_each) {
   std::vector<PassReport> reports;
   for (const std::string& name : names) {
     const PassInfo* p = FindPass(name);

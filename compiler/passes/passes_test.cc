@@ -42,25 +42,42 @@ float MaxDiff(const ir::Tensor& a, const ir::Tensor& b) {
 
 TEST(Passes, FloatPipelinePreservesResults) {
   std::mt19937 rng(1);
-  const std::string text = "graph @g(%x: f32[1,3,6,6]) {\n"
-                           "  %w: f32[4,3,3,3] = const 0x" + Hex(4 * 27 * 4, rng) + "\n"
-                           "  %g: f32[4] = const 0x" + Hex(16, rng) + "\n"
-                           "  %b: f32[4] = const 0x" + Hex(16, rng) + "\n"
-                           "  %m: f32[4] = const 0x" + Hex(16, rng) + "\n"
-                           "  %v: f32[4] = const 0x" + Hex(16, rng, false) + "\n"
-                           "  %k: f32[1,4,1,1] = const 0x" + Hex(16, rng) + "\n"
-                           "  %fc: f32[64,5] = const 0x" + Hex(64 * 5 * 4, rng) + "\n"
-                           "  %fb: f32[5] = const 0x" + Hex(20, rng) + "\n"
-                           "  %c: f32[1,4,4,4] = conv(%x, %w)\n"
-                           "  %n: f32[1,4,4,4] = batch_norm(%c, %g, %b, %m, %v) {epsilon=0.001}\n"
-                           "  %a: f32[1,4,4,4] = add(%n, %k)\n"
-                           "  %r: f32[1,4,4,4] = relu(%a)\n"
-                           "  %i: f32[1,4,4,4] = identity(%r)\n"
-                           "  %f: f32[1,64] = flatten(%i)\n"
-                           "  %mm: f32[1,5] = matmul(%f, %fc)\n"
-                           "  %mb: f32[1,5] = add(%mm, %fb)\n"
-                           "  %y: f32[1,5] = clip(%mb) {max=0.5, min=-0.25}\n"
-                           "  return %y\n}\n";
+  const std::string text =
+      "graph @g(%x: f32[1,3,6,6]) {\n"
+      "  %w: f32[4,3,3,3] = const 0x" +
+      Hex(4 * 27 * 4, rng) +
+      "\n"
+      "  %g: f32[4] = const 0x" +
+      Hex(16, rng) +
+      "\n"
+      "  %b: f32[4] = const 0x" +
+      Hex(16, rng) +
+      "\n"
+      "  %m: f32[4] = const 0x" +
+      Hex(16, rng) +
+      "\n"
+      "  %v: f32[4] = const 0x" +
+      Hex(16, rng, false) +
+      "\n"
+      "  %k: f32[1,4,1,1] = const 0x" +
+      Hex(16, rng) +
+      "\n"
+      "  %fc: f32[64,5] = const 0x" +
+      Hex(64 * 5 * 4, rng) +
+      "\n"
+      "  %fb: f32[5] = const 0x" +
+      Hex(20, rng) +
+      "\n"
+      "  %c: f32[1,4,4,4] = conv(%x, %w)\n"
+      "  %n: f32[1,4,4,4] = batch_norm(%c, %g, %b, %m, %v) {epsilon=0.001}\n"
+      "  %a: f32[1,4,4,4] = add(%n, %k)\n"
+      "  %r: f32[1,4,4,4] = relu(%a)\n"
+      "  %i: f32[1,4,4,4] = identity(%r)\n"
+      "  %f: f32[1,64] = flatten(%i)\n"
+      "  %mm: f32[1,5] = matmul(%f, %fc)\n"
+      "  %mb: f32[1,5] = add(%mm, %fb)\n"
+      "  %y: f32[1,5] = clip(%mb) {max=0.5, min=-0.25}\n"
+      "  return %y\n}\n";
   auto g = ir::ParseGraph(text);
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   ir::Tensor x(ir::DType::kF32, {1, 3, 6, 6});
@@ -75,8 +92,7 @@ TEST(Passes, FloatPipelinePreservesResults) {
             "fuse-bias: 2 fused\nfuse-activation: 2 fused\nfold-qdq: no change\ndce: 8 constants removed\n");
   const std::string after_text = ir::PrintGraph(**g);
   EXPECT_NE(after_text.find("= conv(%x, %w.bn, %k.bias) {act_min=0}"), std::string::npos) << after_text;
-  EXPECT_NE(after_text.find("%y: f32[1,5] = matmul(%f, %fc, %fb.bias) {act_max=0.5, act_min=-0.25}"),
-            std::string::npos)
+  EXPECT_NE(after_text.find("%y: f32[1,5] = matmul(%f, %fc, %fb.bias) {act_max=0.5, act_min=-0.25}"), std::string::npos)
       << after_text;
   auto after = Execute(**g, x);
   EXPECT_LT(MaxDiff(before[0], after[0]), 1e-5);
@@ -98,8 +114,9 @@ TEST(Passes, ConstantFoldingEvaluatesConstantSubgraphs) {
   auto r = RunPasses(**g, {"constant-folding", "dce"});
   ASSERT_TRUE(r.ok());
   EXPECT_EQ((*r)[0].ToString(), "constant-folding: 2 folded");
-  EXPECT_EQ(ir::PrintGraph(**g), "graph @g(%x: f32[2,3]) {\n  %u: f32[2,3] = const [1, 3, 5, 2, 4, 6]\n"
-                                 "  %y: f32[2,3] = add(%x, %u)\n  return %y\n}\n");
+  EXPECT_EQ(ir::PrintGraph(**g),
+            "graph @g(%x: f32[2,3]) {\n  %u: f32[2,3] = const [1, 3, 5, 2, 4, 6]\n"
+            "  %y: f32[2,3] = add(%x, %u)\n  return %y\n}\n");
 }
 
 TEST(Passes, UnknownPassesAreNamed) {
@@ -120,10 +137,15 @@ TEST(Passes, FoldQdqMatchesFakeQuantization) {
   for (int i = 0; i < 8 * 4 * 9; ++i) w += fmt::format("{:02x}", static_cast<uint8_t>(u(rng)));
   std::string fcw;
   for (int i = 0; i < 8 * 3; ++i) fcw += fmt::format("{:02x}", static_cast<uint8_t>(u(rng)));
-  const std::string text = "graph @g(%x: f32[1,4,6,6]) {\n"
-      "  %wq: i8[8,4,3,3]<axis=0, s=[0.01, 0.02, 0.015, 0.01, 0.03, 0.02, 0.01, 0.005]> = const 0x" + w + "\n"
+  const std::string text =
+      "graph @g(%x: f32[1,4,6,6]) {\n"
+      "  %wq: i8[8,4,3,3]<axis=0, s=[0.01, 0.02, 0.015, 0.01, 0.03, 0.02, 0.01, 0.005]> = const 0x" +
+      w +
+      "\n"
       "  %bias: f32[8] = const [0.1, -0.2, 0.3, 0, 0.05, -0.05, 0.2, 0.01]\n"
-      "  %fq: i8[8,3]<axis=1, s=[0.02, 0.01, 0.03]> = const 0x" + fcw + "\n"
+      "  %fq: i8[8,3]<axis=1, s=[0.02, 0.01, 0.03]> = const 0x" +
+      fcw +
+      "\n"
       "  %xq: i8[1,4,6,6]<s=0.02> = quantize(%x)\n"
       "  %xd: f32[1,4,6,6] = dequantize(%xq)\n"
       "  %wd: f32[8,4,3,3] = dequantize(%wq)\n"

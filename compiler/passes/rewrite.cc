@@ -11,9 +11,7 @@ void Forward(ir::Graph& g, ir::Node* dead, ir::Value* from, ir::Value* to) {
   if (rename) g.Rename(to, name);
 }
 
-bool SingleNodeUse(const ir::Graph& g, const ir::Value* v) {
-  return v->users().size() == 1 && !g.IsOutput(v);
-}
+bool SingleNodeUse(const ir::Graph& g, const ir::Value* v) { return v->users().size() == 1 && !g.IsOutput(v); }
 
 ir::Node* OnlyUser(const ir::Graph& g, const ir::Value* v) { return SingleNodeUse(g, v) ? v->users()[0] : nullptr; }
 

@@ -20,7 +20,8 @@ struct Stat {
 // Runs the graph on each piece of the batch, calling f(value name, tensor).
 template <typename F>
 Status ForEachActivation(const ir::Graph& g, const ir::Tensor& batch, F f) {
-  if (g.inputs().size() != 1) return InvalidArgumentError("calibration needs a graph with one input, '{}' has {}", g.name(), g.inputs().size());
+  if (g.inputs().size() != 1)
+    return InvalidArgumentError("calibration needs a graph with one input, '{}' has {}", g.name(), g.inputs().size());
   const ir::Value* in = g.inputs()[0];
   const ir::Shape& s = in->type().shape;
   if (in->type().dtype != ir::DType::kF32 || batch.dtype() != ir::DType::kF32)

@@ -3,11 +3,11 @@
 //   after:  %x.q = quantize(%x)  %c = qconv(%x.q, %w.q, %c.bias_q) {...}  %c.dq = dequantize(%c)
 #include "compiler/quant/quantizer.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
-
-#include <fmt/format.h>
 
 #include "compiler/ir/graph.h"
 #include "compiler/ir/verifier.h"
@@ -20,8 +20,8 @@ namespace {
 // input's scale, so the int8 op needs no rescale.
 bool KeepsScale(const std::string& op) {
   return op == "max_pool" || op == "global_max_pool" || op == "reshape" || op == "flatten" || op == "transpose" ||
-         op == "squeeze" || op == "unsqueeze" || op == "identity" || op == "pad" || op == "relu" ||
-         op == "avg_pool" || op == "global_avg_pool" || op == "clip";
+         op == "squeeze" || op == "unsqueeze" || op == "identity" || op == "pad" || op == "relu" || op == "avg_pool" ||
+         op == "global_avg_pool" || op == "clip";
 }
 
 bool ConstF32(const ir::Value* v) { return v->is_constant() && v->type().dtype == ir::DType::kF32; }
@@ -38,11 +38,11 @@ std::vector<int> Int8Operands(const ir::Node& n) {
   }
   if (op == "gemm" || op == "matmul") {
     if (!ConstF32(n.input(1)) || n.input(1)->type().rank() != 2 || n.input(0)->type().rank() < 2) return {};
-    if (op == "gemm" && (n.attrs().Int("trans_a", 0) || n.attrs().Float("alpha", 1.f) != 1.f ||
-                         n.attrs().Float("beta", 1.f) != 1.f))
+    if (op == "gemm" &&
+        (n.attrs().Int("trans_a", 0) || n.attrs().Float("alpha", 1.f) != 1.f || n.attrs().Float("beta", 1.f) != 1.f))
       return {};
-    const int64_t cols = op == "gemm" && n.attrs().Int("trans_b", 0) ? n.input(1)->type().shape[0]
-                                                                     : n.input(1)->type().shape[1];
+    const int64_t cols =
+        op == "gemm" && n.attrs().Int("trans_b", 0) ? n.input(1)->type().shape[0] : n.input(1)->type().shape[1];
     if (n.num_inputs() > 2 && (!ConstF32(n.input(2)) || n.input(2)->type().numel() != cols)) return {};
     return {0};
   }
@@ -106,7 +106,7 @@ std::string QuantizeReport::ToString() const {
 }
 
 StatusOr<QuantizeReport> QuantizeGraph(ir::Graph& g, const Ranges& ranges) {
-  std::unordered_map<const ir::Value*, float> scale;  // chosen activation scales
+  std::unordered_map<const ir::Value*, float> scale;    // chosen activation scales
   std::unordered_map<const ir::Value*, ir::Value*> dq;  // value -> its dequantize
   const std::vector<std::string> output_names = [&] {
     std::vector<std::string> v;
@@ -201,7 +201,8 @@ StatusOr<QuantizeReport> QuantizeGraph(ir::Graph& g, const Ranges& ranges) {
   for (const ir::Node* n : g.nodes()) {
     bool integer = n->op() != "quantize" && n->op() != "dequantize";
     for (const ir::Value* in : n->inputs()) integer &= in->type().dtype != ir::DType::kF32;
-    if (integer) ++report.int8_ops;
+    if (integer)
+      ++report.int8_ops;
     else if (n->op() != "quantize" && n->op() != "dequantize")
       report.float_ops.push_back(fmt::format("{} '{}'", n->op(), n->name().empty() ? n->output()->name() : n->name()));
   }

@@ -28,12 +28,23 @@ std::string RandomHex(int64_t floats, std::mt19937& rng, float scale) {
 // conv-relu -> conv + residual add-relu -> max_pool -> global avg -> fc -> softmax.
 std::unique_ptr<ir::Graph> SmallNet() {
   std::mt19937 rng(5);
-  const std::string t = "graph @net(%x: f32[2,3,8,8]) {\n"
-      "  %w1: f32[8,3,3,3] = const 0x" + RandomHex(8 * 27, rng, 0.3f) + "\n"
-      "  %b1: f32[8] = const 0x" + RandomHex(8, rng, 0.1f) + "\n"
-      "  %w2: f32[8,8,3,3] = const 0x" + RandomHex(8 * 72, rng, 0.15f) + "\n"
-      "  %fc: f32[10,8] = const 0x" + RandomHex(80, rng, 0.5f) + "\n"
-      "  %fb: f32[10] = const 0x" + RandomHex(10, rng, 0.1f) + "\n"
+  const std::string t =
+      "graph @net(%x: f32[2,3,8,8]) {\n"
+      "  %w1: f32[8,3,3,3] = const 0x" +
+      RandomHex(8 * 27, rng, 0.3f) +
+      "\n"
+      "  %b1: f32[8] = const 0x" +
+      RandomHex(8, rng, 0.1f) +
+      "\n"
+      "  %w2: f32[8,8,3,3] = const 0x" +
+      RandomHex(8 * 72, rng, 0.15f) +
+      "\n"
+      "  %fc: f32[10,8] = const 0x" +
+      RandomHex(80, rng, 0.5f) +
+      "\n"
+      "  %fb: f32[10] = const 0x" +
+      RandomHex(10, rng, 0.1f) +
+      "\n"
       "  %c1: f32[2,8,8,8] = conv(%x, %w1, %b1) {act_min=0, pads=[1, 1, 1, 1]}\n"
       "  %c2: f32[2,8,8,8] = conv(%c1, %w2) {pads=[1, 1, 1, 1]}\n"
       "  %s: f32[2,8,8,8] = add(%c2, %c1) {act_min=0}\n"
@@ -125,8 +136,9 @@ TEST(Quantizer, CalibrationDataMustFitTheInput) {
   ir::Tensor bad(ir::DType::kF32, {3, 3, 8, 8});
   auto r = QuantizePostTraining(*g, bad);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().message(), "calibration data [3,3,8,8] does not fit input 'x' [2,3,8,8]: it needs the same shape apart "
-                                  "from a batch that is a multiple of 2");
+  EXPECT_EQ(r.status().message(),
+            "calibration data [3,3,8,8] does not fit input 'x' [2,3,8,8]: it needs the same shape apart "
+            "from a batch that is a multiple of 2");
 }
 
 }  // namespace

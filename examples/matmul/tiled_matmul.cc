@@ -100,7 +100,8 @@ std::vector<int8_t> PackTiles(const std::vector<int8_t>& src, int64_t rows, int6
         for (int j = 0; j < tc; ++j) {
           const int64_t r = bt * tr + i, c = ct * tc + j;
           if (r < rows && c < cols)
-            out[static_cast<size_t>(((bt * col_tiles + ct) * tr + i) * tc + j)] = src[static_cast<size_t>(r * rs + c * cs)];
+            out[static_cast<size_t>(((bt * col_tiles + ct) * tr + i) * tc + j)] =
+                src[static_cast<size_t>(r * rs + c * cs)];
         }
   return out;
 }

@@ -20,11 +20,10 @@ std::string CheckMessage(fmt::format_string<Args...> f, Args&&... args) {
 
 }  // namespace tessera::internal
 
-#define TSR_CHECK(cond, ...)                                                                       \
-  do {                                                                                             \
-    if (__builtin_expect(!(cond), 0))                                                              \
-      ::tessera::internal::CheckFailed(__FILE__, __LINE__, #cond,                                  \
-                                       ::tessera::internal::CheckMessage(__VA_ARGS__));            \
+#define TSR_CHECK(cond, ...)                                                                                       \
+  do {                                                                                                             \
+    if (__builtin_expect(!(cond), 0))                                                                              \
+      ::tessera::internal::CheckFailed(__FILE__, __LINE__, #cond, ::tessera::internal::CheckMessage(__VA_ARGS__)); \
   } while (0)
 
 #define TSR_UNREACHABLE(...) TSR_CHECK(false, __VA_ARGS__)

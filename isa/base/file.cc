@@ -1,10 +1,11 @@
 #include "isa/base/file.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <sys/stat.h>
 
 namespace tessera {
 namespace {
@@ -19,8 +20,7 @@ struct FileCloser {
 
 StatusOr<std::vector<uint8_t>> ReadBinaryFile(const std::string& path, uint64_t max_bytes) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0)
-    return NotFoundError("{}: cannot open: {}", path, std::strerror(errno));
+  if (::stat(path.c_str(), &st) != 0) return NotFoundError("{}: cannot open: {}", path, std::strerror(errno));
   if (S_ISDIR(st.st_mode)) return InvalidArgumentError("{}: is a directory", path);
   if (static_cast<uint64_t>(st.st_size) > max_bytes)
     return ResourceExhaustedError("{}: {} bytes exceeds the limit of {} bytes", path, st.st_size, max_bytes);

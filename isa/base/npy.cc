@@ -40,9 +40,12 @@ class DictScanner {
         TSR_RETURN_IF_ERROR(ParseString(&h->descr));
         h->have_descr = true;
       } else if (key == "fortran_order") {
-        if (Word("True")) h->fortran = true;
-        else if (Word("False")) h->fortran = false;
-        else return Error("'fortran_order' must be True or False");
+        if (Word("True"))
+          h->fortran = true;
+        else if (Word("False"))
+          h->fortran = false;
+        else
+          return Error("'fortran_order' must be True or False");
         h->have_order = true;
       } else if (key == "shape") {
         TSR_RETURN_IF_ERROR(ParseShape(&h->shape));
@@ -119,12 +122,18 @@ class DictScanner {
 };
 
 bool DescrToDType(const std::string& d, NpyDType* t) {
-  if (d == "<f4") *t = NpyDType::kF32;
-  else if (d == "|i1" || d == "<i1" || d == "i1") *t = NpyDType::kI8;
-  else if (d == "|u1" || d == "<u1" || d == "u1") *t = NpyDType::kU8;
-  else if (d == "<i4") *t = NpyDType::kI32;
-  else if (d == "<i8") *t = NpyDType::kI64;
-  else return false;
+  if (d == "<f4")
+    *t = NpyDType::kF32;
+  else if (d == "|i1" || d == "<i1" || d == "i1")
+    *t = NpyDType::kI8;
+  else if (d == "|u1" || d == "<u1" || d == "u1")
+    *t = NpyDType::kU8;
+  else if (d == "<i4")
+    *t = NpyDType::kI32;
+  else if (d == "<i8")
+    *t = NpyDType::kI64;
+  else
+    return false;
   return true;
 }
 
@@ -171,8 +180,8 @@ StatusOr<NpyArray> ParseNpy(const std::vector<uint8_t>& bytes, const std::string
     header_len = bytes[8] | (size_t{bytes[9]} << 8) | (size_t{bytes[10]} << 16) | (size_t{bytes[11]} << 24);
     header_start = 12;
   } else {
-    return UnimplementedError("{}: .npy format version {}.{} is not supported (1.0, 2.0, 3.0 are)", name,
-                              major, bytes[7]);
+    return UnimplementedError("{}: .npy format version {}.{} is not supported (1.0, 2.0, 3.0 are)", name, major,
+                              bytes[7]);
   }
   if (header_start + header_len > bytes.size())
     return DataLossError("{}: .npy header length {} runs past the end of the file", name, header_len);
@@ -183,8 +192,8 @@ StatusOr<NpyArray> ParseNpy(const std::vector<uint8_t>& bytes, const std::string
     return DataLossError("{}: .npy header lacks one of 'descr', 'fortran_order', 'shape'", name);
   NpyArray a;
   if (!DescrToDType(h.descr, &a.dtype))
-    return UnimplementedError("{}: .npy dtype '{}' is not supported (float32, int8, uint8, int32, int64 are)",
-                              name, h.descr);
+    return UnimplementedError("{}: .npy dtype '{}' is not supported (float32, int8, uint8, int32, int64 are)", name,
+                              h.descr);
   if (h.fortran) return UnimplementedError("{}: Fortran-order .npy arrays are not supported", name);
   a.shape = h.shape;
   const size_t data_start = header_start + header_len;
@@ -205,8 +214,7 @@ StatusOr<NpyArray> ParseNpy(const std::vector<uint8_t>& bytes, const std::string
     numel *= static_cast<uint64_t>(d);
   }
   if (numel * esize != available)
-    return DataLossError("{}: .npy data is {} bytes, the header's shape needs {}", name, available,
-                         numel * esize);
+    return DataLossError("{}: .npy data is {} bytes, the header's shape needs {}", name, available, numel * esize);
   a.data.assign(bytes.begin() + data_start, bytes.end());
   return a;
 }

@@ -84,20 +84,18 @@ TEST(Npy, MalformedFilesAreErrors) {
   EXPECT_NE(ErrorOf("\x93NUMPX\x01\x00\x00\x00").find("bad magic"), std::string::npos);
   EXPECT_NE(ErrorOf(std::string("\x93NUMPY\x01\x00\xff\x00{", 11)).find("runs past the end"), std::string::npos);
   EXPECT_NE(ErrorOf(std::string("\x93NUMPY\x09\x00\x00\x00", 10)).find("version 9.0"), std::string::npos);
-  EXPECT_NE(ErrorOf(WithHeader("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", "12345678"))
-                .find("dtype '<f8'"),
+  EXPECT_NE(
+      ErrorOf(WithHeader("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", "12345678")).find("dtype '<f8'"),
+      std::string::npos);
+  EXPECT_NE(ErrorOf(WithHeader("{'descr': '<f4', 'fortran_order': True, 'shape': (1,), }", "1234")).find("Fortran"),
             std::string::npos);
-  EXPECT_NE(ErrorOf(WithHeader("{'descr': '<f4', 'fortran_order': True, 'shape': (1,), }", "1234"))
-                .find("Fortran"),
-            std::string::npos);
-  EXPECT_NE(ErrorOf(WithHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", "1234"))
-                .find("needs 8"),
+  EXPECT_NE(ErrorOf(WithHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", "1234")).find("needs 8"),
             std::string::npos);
   // A huge shape with little data is refused before anything is allocated.
-  EXPECT_NE(ErrorOf(WithHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (100000000000, 100000000000), }",
-                               "1234"))
-                .find("more data than the file holds"),
-            std::string::npos);
+  EXPECT_NE(
+      ErrorOf(WithHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (100000000000, 100000000000), }", "1234"))
+          .find("more data than the file holds"),
+      std::string::npos);
   EXPECT_NE(ErrorOf(WithHeader("{'descr': '<f4', 'shape': (1,), }", "1234")).find("lacks"), std::string::npos);
   EXPECT_NE(ErrorOf(WithHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'x': 1}", "1234"))
                 .find("unknown header key 'x'"),
@@ -105,8 +103,7 @@ TEST(Npy, MalformedFilesAreErrors) {
   EXPECT_NE(ErrorOf(WithHeader("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }", "1234"))
                 .find("expected a dimension"),
             std::string::npos);
-  EXPECT_NE(ErrorOf(WithHeader("{'descr': '<f4' 'fortran_order': False}", "")).find("expected ','"),
-            std::string::npos);
+  EXPECT_NE(ErrorOf(WithHeader("{'descr': '<f4' 'fortran_order': False}", "")).find("expected ','"), std::string::npos);
 }
 
 TEST(Npy, EncodeRejectsInconsistentArrays) {

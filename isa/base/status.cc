@@ -35,8 +35,8 @@ Status Status::WithContext(const std::string& context) const {
 namespace internal {
 
 void CheckFailed(const char* file, int line, const char* cond, const std::string& msg) {
-  std::fprintf(stderr, "%s:%d: internal invariant failed: %s%s%s\n", file, line, cond,
-               msg.empty() ? "" : ": ", msg.c_str());
+  std::fprintf(stderr, "%s:%d: internal invariant failed: %s%s%s\n", file, line, cond, msg.empty() ? "" : ": ",
+               msg.c_str());
   std::fflush(stderr);
   std::abort();
 }

@@ -15,15 +15,15 @@ namespace tessera {
 
 enum class StatusCode {
   kOk = 0,
-  kInvalidArgument,   // malformed input: bad config, bad program, bad model
-  kNotFound,          // missing file, key, symbol
-  kOutOfRange,        // an access outside a buffer or memory
-  kFailedPrecondition,// state does not allow the operation (e.g. config mismatch)
-  kResourceExhausted, // something does not fit (scratchpad, queue, limit)
-  kDeadlineExceeded,  // timeout, watchdog
-  kAborted,           // deadlock, race
-  kUnimplemented,     // unsupported op or feature (named in the message)
-  kDataLoss,          // corrupted file
+  kInvalidArgument,     // malformed input: bad config, bad program, bad model
+  kNotFound,            // missing file, key, symbol
+  kOutOfRange,          // an access outside a buffer or memory
+  kFailedPrecondition,  // state does not allow the operation (e.g. config mismatch)
+  kResourceExhausted,   // something does not fit (scratchpad, queue, limit)
+  kDeadlineExceeded,    // timeout, watchdog
+  kAborted,             // deadlock, race
+  kUnimplemented,       // unsupported op or feature (named in the message)
+  kDataLoss,            // corrupted file
   kInternal,
 };
 
@@ -49,10 +49,10 @@ class [[nodiscard]] Status {
 
 inline Status OkStatus() { return Status(); }
 
-#define TSR_DEFINE_ERROR_FN(Name, Code)                                                            \
-  template <typename... Args>                                                                      \
-  Status Name(fmt::format_string<Args...> f, Args&&... args) {                                     \
-    return Status(StatusCode::Code, fmt::format(f, std::forward<Args>(args)...));                  \
+#define TSR_DEFINE_ERROR_FN(Name, Code)                                           \
+  template <typename... Args>                                                     \
+  Status Name(fmt::format_string<Args...> f, Args&&... args) {                    \
+    return Status(StatusCode::Code, fmt::format(f, std::forward<Args>(args)...)); \
   }
 TSR_DEFINE_ERROR_FN(InvalidArgumentError, kInvalidArgument)
 TSR_DEFINE_ERROR_FN(NotFoundError, kNotFound)
@@ -70,10 +70,10 @@ TSR_DEFINE_ERROR_FN(InternalError, kInternal)
 template <typename T>
 class [[nodiscard]] StatusOr {
  public:
-  StatusOr(const Status& status) : status_(status) { // NOLINT: implicit by design
+  StatusOr(const Status& status) : status_(status) {  // NOLINT: implicit by design
     TSR_CHECK(!status_.ok(), "StatusOr constructed from an OK status without a value");
   }
-  StatusOr(T value) : value_(std::move(value)) {} // NOLINT: implicit by design
+  StatusOr(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
 
   bool ok() const { return status_.ok(); }
   const Status& status() const { return status_; }
@@ -106,16 +106,15 @@ class [[nodiscard]] StatusOr {
 #define TSR_STATUS_CONCAT(a, b) TSR_STATUS_CONCAT_INNER(a, b)
 
 // Returns from the enclosing function if `expr` yields a non-OK Status.
-#define TSR_RETURN_IF_ERROR(expr)                                                                  \
-  do {                                                                                             \
-    ::tessera::Status tsr_status_ = (expr);                                                        \
-    if (!tsr_status_.ok()) return tsr_status_;                                                     \
+#define TSR_RETURN_IF_ERROR(expr)              \
+  do {                                         \
+    ::tessera::Status tsr_status_ = (expr);    \
+    if (!tsr_status_.ok()) return tsr_status_; \
   } while (0)
 
 // `TSR_ASSIGN_OR_RETURN(auto x, MakeX());` declares x from a StatusOr or returns its error.
-#define TSR_ASSIGN_OR_RETURN(lhs, expr)                                                            \
-  TSR_ASSIGN_OR_RETURN_IMPL(TSR_STATUS_CONCAT(tsr_statusor_, __LINE__), lhs, expr)
-#define TSR_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr)                                                  \
-  auto tmp = (expr);                                                                               \
-  if (!tmp.ok()) return tmp.status();                                                              \
+#define TSR_ASSIGN_OR_RETURN(lhs, expr) TSR_ASSIGN_OR_RETURN_IMPL(TSR_STATUS_CONCAT(tsr_statusor_, __LINE__), lhs, expr)
+#define TSR_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
+  auto tmp = (expr);                              \
+  if (!tmp.ok()) return tmp.status();             \
   lhs = std::move(tmp).value()

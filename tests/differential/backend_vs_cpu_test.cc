@@ -72,7 +72,8 @@ class NetBuilder {
 
   std::unique_ptr<ir::Graph> Make(std::string* desc) {
     const int64_t n = U(1, 2), c = U(1, 24), hw = U(5, 14);
-    ir::Value* x = g_->AddInput("x", ir::TensorType(ir::DType::kI8, {n, c, hw, hw}, ir::QuantParams::PerTensor(Scale())));
+    ir::Value* x =
+        g_->AddInput("x", ir::TensorType(ir::DType::kI8, {n, c, hw, hw}, ir::QuantParams::PerTensor(Scale())));
     const bool depthwise = U(0, 3) == 0;
     const int64_t k = std::vector<int64_t>{1, 3, 5, 7}[U(0, 3)];
     const int64_t oc = depthwise ? c : U(1, 40);

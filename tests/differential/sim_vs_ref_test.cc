@@ -28,8 +28,8 @@ int SeedsPerConfig() {
 }
 
 std::string Replay(const HwConfig& cfg, const Program& p, const std::string& config_path, uint64_t seed) {
-  std::string path = std::string(TESSERA_TEST_OUTPUT_DIR) + "/sim_vs_ref_failure_" + cfg.name + "_" +
-                     std::to_string(seed) + ".s";
+  std::string path =
+      std::string(TESSERA_TEST_OUTPUT_DIR) + "/sim_vs_ref_failure_" + cfg.name + "_" + std::to_string(seed) + ".s";
   std::ofstream(path) << Disassemble(cfg, p);
   return "replay: tessera exec " + path + " -c " + config_path + " --target ref|sim";
 }
@@ -66,8 +66,7 @@ TEST_P(SimVsRef, RandomValidPrograms) {
 
     SimResult fast = RunCycle(cfg, p, {});
     ASSERT_TRUE(fast.status.ok()) << fast.status.ToString() << "\n" << Replay(cfg, p, config_path, seed);
-    ASSERT_TRUE(fast.dram == ref_dram.Segments())
-        << "sim and ref DRAM differ; " << Replay(cfg, p, config_path, seed);
+    ASSERT_TRUE(fast.dram == ref_dram.Segments()) << "sim and ref DRAM differ; " << Replay(cfg, p, config_path, seed);
     EXPECT_EQ(fast.stats.exec.macs, ref.stats().macs);
     EXPECT_EQ(fast.stats.exec.dram_write_bytes, ref.stats().dram_write_bytes);
 
@@ -78,11 +77,14 @@ TEST_P(SimVsRef, RandomValidPrograms) {
     ASSERT_EQ(fast.stats.cycles, slow.stats.cycles) << Replay(cfg, p, config_path, seed);
     ASSERT_EQ(fast.stats.instructions.size(), slow.stats.instructions.size());
     for (size_t i = 0; i < fast.stats.instructions.size(); ++i) {
-      ASSERT_EQ(fast.stats.instructions[i].start, slow.stats.instructions[i].start) << Replay(cfg, p, config_path, seed);
+      ASSERT_EQ(fast.stats.instructions[i].start, slow.stats.instructions[i].start)
+          << Replay(cfg, p, config_path, seed);
       ASSERT_EQ(fast.stats.instructions[i].end, slow.stats.instructions[i].end) << Replay(cfg, p, config_path, seed);
     }
-    for (auto [a, b] : {std::pair{&fast.stats.load, &slow.stats.load}, {&fast.stats.compute, &slow.stats.compute},
-                        {&fast.stats.store, &slow.stats.store}, {&fast.stats.fetch, &slow.stats.fetch}}) {
+    for (auto [a, b] : {std::pair{&fast.stats.load, &slow.stats.load},
+                        {&fast.stats.compute, &slow.stats.compute},
+                        {&fast.stats.store, &slow.stats.store},
+                        {&fast.stats.fetch, &slow.stats.fetch}}) {
       EXPECT_EQ(a->busy, b->busy);
       EXPECT_EQ(a->wait_token, b->wait_token);
       EXPECT_EQ(a->wait_queue, b->wait_queue);

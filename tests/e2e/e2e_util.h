@@ -59,7 +59,7 @@ inline std::vector<ir::Tensor> Inputs(const std::string& file, const ir::TensorT
 
 // Runs `inputs` on `target` and on the golden executor; returns top-1 agreement with labels (if any).
 inline void ExpectBitExact(const Compiled& c, const std::string& target, const std::vector<ir::Tensor>& inputs,
-                    int64_t* accel_layers = nullptr) {
+                           int64_t* accel_layers = nullptr) {
   RunnerOptions ro;
   ro.target = target;
   auto runner = ModelRunner::Create(*c.model, ro);
@@ -75,7 +75,7 @@ inline void ExpectBitExact(const Compiled& c, const std::string& target, const s
     ASSERT_EQ(got->size(), want->size());
     for (size_t k = 0; k < got->size(); ++k)
       ASSERT_TRUE((*got)[k].BytesEqual((*want)[k])) << c.model->name() << " on " << target << ": output " << k
-                                                     << " of input " << i << " differs from the int8 CPU reference";
+                                                    << " of input " << i << " differs from the int8 CPU reference";
     if (accel_layers) {
       *accel_layers = 0;
       for (const LayerProfile& l : prof.layers) *accel_layers += l.accel;

@@ -82,9 +82,8 @@ class Generator {
       const int64_t footprint = dram_rows == 0 ? 0 : (dram_rows - 1) * stride + dram_cols;
       const int64_t region = op == Opcode::kLoad ? kSrcElems : out_elems_ * cfg_.out_tile_bytes / eb;
       if (footprint > region) continue;
-      Instruction in = MemInsn(op, m, base + Uniform(0, window - sram_span), static_cast<int64_t>(region_addr) / eb +
-                                                                             Uniform(0, region - footprint),
-                               y, x, stride);
+      Instruction in = MemInsn(op, m, base + Uniform(0, window - sram_span),
+                               static_cast<int64_t>(region_addr) / eb + Uniform(0, region - footprint), y, x, stride);
       in.y_pad0 = py0, in.y_pad1 = py1, in.x_pad0 = px0, in.x_pad1 = px1;
       if (py0 + py1 + px0 + px1) in.pad_value = Uniform(-128, 127);
       return in;
@@ -97,8 +96,10 @@ class Generator {
     std::vector<Instruction> v;
     const int n = static_cast<int>(Uniform(1, opts_.max_loads));
     for (int i = 0; i < n; ++i) {
-      if (Chance(50)) v.push_back(RandomMem(Opcode::kLoad, MemType::kInp, b * inp_half_, inp_win_, kInpAddr, true));
-      else v.push_back(RandomMem(Opcode::kLoad, MemType::kWgt, b * wgt_half_, wgt_win_, kWgtAddr, true));
+      if (Chance(50))
+        v.push_back(RandomMem(Opcode::kLoad, MemType::kInp, b * inp_half_, inp_win_, kInpAddr, true));
+      else
+        v.push_back(RandomMem(Opcode::kLoad, MemType::kWgt, b * wgt_half_, wgt_win_, kWgtAddr, true));
     }
     if (k >= 2) v.front().pop_next = 1;
     v.back().push_next = 1;

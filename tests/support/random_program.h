@@ -16,9 +16,9 @@ namespace tessera::testing {
 
 struct RandomProgramOptions {
   int max_blocks = 6;
-  int max_loads = 3;     // per block, load module
-  int max_compute = 6;   // per block, compute module (GEMM, ALU, LOAD acc/acc8/uop)
-  int max_stores = 3;    // per block
+  int max_loads = 3;    // per block, load module
+  int max_compute = 6;  // per block, compute module (GEMM, ALU, LOAD acc/acc8/uop)
+  int max_stores = 3;   // per block
 };
 
 Program RandomValidProgram(const HwConfig& cfg, uint64_t seed, const RandomProgramOptions& opts = {});

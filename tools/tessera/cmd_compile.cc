@@ -48,15 +48,17 @@ Status RunCompile(const CompileOpts& o) {
   }
   const double front_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   const double back_ms = std::chrono::duration<double, std::milli>(t2 - t1).count();
-  std::printf("%s -> %s for config '%s': %d layers on the accelerator, %d on the CPU; predicted %lld cycles "
-              "(%.3f ms at %g MHz), %lld MACs\n",
-              o.model.c_str(), o.output.c_str(), cfg.name.c_str(), accel, cpu, static_cast<long long>(predicted),
-              predicted / cfg.clock_mhz / 1000.0, cfg.clock_mhz, static_cast<long long>(macs));
+  std::printf(
+      "%s -> %s for config '%s': %d layers on the accelerator, %d on the CPU; predicted %lld cycles "
+      "(%.3f ms at %g MHz), %lld MACs\n",
+      o.model.c_str(), o.output.c_str(), cfg.name.c_str(), accel, cpu, static_cast<long long>(predicted),
+      predicted / cfg.clock_mhz / 1000.0, cfg.clock_mhz, static_cast<long long>(macs));
   std::printf("compile time: %.1f ms (front half %.1f ms, back half %.1f ms)\n", front_ms + back_ms, front_ms, back_ms);
   if (!calib && float_layers > 0)
-    std::printf("note: %d float convolution/matmul layers stay on the CPU because no --calib was given; pass "
-                "--calib X.npy to quantize them\n",
-                float_layers);
+    std::printf(
+        "note: %d float convolution/matmul layers stay on the CPU because no --calib was given; pass "
+        "--calib X.npy to quantize them\n",
+        float_layers);
   return OkStatus();
 }
 

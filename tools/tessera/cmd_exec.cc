@@ -2,7 +2,6 @@
 //  [--dram-out F] [--stats-json F]`: runs a raw program on an engine and
 // checks the program's .expect segments.
 #include <cstdio>
-
 #include <nlohmann/json.hpp>
 
 #include "isa/asm.h"
@@ -73,12 +72,12 @@ Status RunExec(const ExecOpts& o, bool* expectations_failed) {
     TSR_RETURN_IF_ERROR(sim.Run(prog.text_addr, static_cast<int64_t>(prog.insns.size()), opts).WithContext(o.program));
     const CycleStats& s = sim.stats();
     s.AddToJson(&stats);
-    std::printf("sim: %lld cycles (%.3f ms at %g MHz), %lld instructions, %lld MACs, GEMM utilization %.1f%%, "
-                "DRAM read %lld B, written %lld B\n",
-                static_cast<long long>(s.cycles), s.cycles / cfg.clock_mhz / 1000.0, cfg.clock_mhz,
-                static_cast<long long>(s.exec.total_insns()), static_cast<long long>(s.gemm_macs),
-                100.0 * s.gemm_utilization, static_cast<long long>(s.exec.total_dram_read_bytes()),
-                static_cast<long long>(s.exec.dram_write_bytes));
+    std::printf(
+        "sim: %lld cycles (%.3f ms at %g MHz), %lld instructions, %lld MACs, GEMM utilization %.1f%%, "
+        "DRAM read %lld B, written %lld B\n",
+        static_cast<long long>(s.cycles), s.cycles / cfg.clock_mhz / 1000.0, cfg.clock_mhz,
+        static_cast<long long>(s.exec.total_insns()), static_cast<long long>(s.gemm_macs), 100.0 * s.gemm_utilization,
+        static_cast<long long>(s.exec.total_dram_read_bytes()), static_cast<long long>(s.exec.dram_write_bytes));
     std::printf("  %-8s %10s %10s %10s %10s %10s\n", "module", "busy", "wait_token", "wait_queue", "wait_mem", "idle");
     const std::pair<const char*, const ModuleCycles*> rows[] = {
         {"fetch", &s.fetch}, {"load", &s.load}, {"compute", &s.compute}, {"store", &s.store}};
@@ -124,7 +123,8 @@ void AddExecCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--trace", o->trace, "sim: write a Chrome Trace Event JSON file (open in Perfetto)");
   cmd->add_option("--insn-log", o->insn_log, "sim: write each instruction's start and end cycle as CSV");
   cmd->add_option("--max-cycles", o->max_cycles, "sim: watchdog cycle limit (default 10^12)");
-  cmd->add_flag("--timing-only", o->timing_only, "sim: skip data (faster); DRAM results and expectations are not produced");
+  cmd->add_flag("--timing-only", o->timing_only,
+                "sim: skip data (faster); DRAM results and expectations are not produced");
   cmd->add_option("--dram-in", o->dram_in, "DRAM image loaded over the program's data before the run");
   cmd->add_option("--dram-out", o->dram_out, "Write the DRAM image after the run");
   cmd->add_option("--stats-json", o->stats_json, "Write statistics as JSON");
@@ -133,8 +133,10 @@ void AddExecCommand(CLI::App& app, int& exit_code) {
   cmd->callback([o, &exit_code] {
     bool failed = false;
     Status st = RunExec(*o, &failed);
-    if (!st.ok()) exit_code = Fail(st);
-    else if (failed) exit_code = 1;
+    if (!st.ok())
+      exit_code = Fail(st);
+    else if (failed)
+      exit_code = 1;
   });
 }
 

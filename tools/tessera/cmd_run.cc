@@ -36,7 +36,8 @@ Status RunModel(const RunOpts& o) {
     c.stats_json = o.stats_json, c.trace = o.trace, c.config = o.config;
     return RunCompiledModel(c);
   }
-  if (o.target != "cpu") return UnimplementedError("target '{}' is not available for models (available: cpu)", o.target);
+  if (o.target != "cpu")
+    return UnimplementedError("target '{}' is not available for models (available: cpu)", o.target);
   TSR_ASSIGN_OR_RETURN(ir::Tensor x, compiler::LoadNpyTensor(o.input));
   compiler::CompileOptions co;
   std::unique_ptr<ir::Tensor> calib;
@@ -49,8 +50,10 @@ Status RunModel(const RunOpts& o) {
                            return io;
                          }()));
     if (probe->inputs().size() != 1)
-      return UnimplementedError("{}: run takes models with one input, this one has {}", o.model, probe->inputs().size());
-    if (o.model.size() > 5 && o.model.substr(o.model.size() - 5) == ".onnx" && !co.import.input_shapes.count(probe->inputs()[0]->name()))
+      return UnimplementedError("{}: run takes models with one input, this one has {}", o.model,
+                                probe->inputs().size());
+    if (o.model.size() > 5 && o.model.substr(o.model.size() - 5) == ".onnx" &&
+        !co.import.input_shapes.count(probe->inputs()[0]->name()))
       co.import.input_shapes[probe->inputs()[0]->name()] = x.shape();
   }
   const auto t0 = std::chrono::steady_clock::now();
@@ -85,7 +88,8 @@ Status RunModel(const RunOpts& o) {
 void AddRunCommand(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<RunOpts>();
   CLI::App* cmd = app.add_subcommand(
-      "run", "Run a compiled model (.tsr) on cpu|ref|sim, or compile and run a model on the CPU (fp32, int8 with --calib)");
+      "run",
+      "Run a compiled model (.tsr) on cpu|ref|sim, or compile and run a model on the CPU (fp32, int8 with --calib)");
   cmd->add_option("model", o->model, "Model: .tsr (compiled), .onnx or .tir")->required();
   cmd->add_option("--target", o->target, "Where to run: cpu (int8 reference executor), ref or sim (.tsr only)");
   cmd->add_option("--stats-json", o->stats_json, ".tsr: write cycles, utilization, DRAM traffic and per-layer stats");

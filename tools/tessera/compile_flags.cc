@@ -17,7 +17,8 @@ Status ApplyCompileFlags(const CompileFlags& f, compiler::CompileOptions* o, std
   o->import.symbolic_dim_value = f.batch;
   for (const std::string& spec : f.input_shapes) {
     const size_t eq = spec.rfind('=');
-    if (eq == std::string::npos || eq == 0) return InvalidArgumentError("--input-shape '{}': expected NAME=D0xD1...", spec);
+    if (eq == std::string::npos || eq == 0)
+      return InvalidArgumentError("--input-shape '{}': expected NAME=D0xD1...", spec);
     ir::Shape shape;
     std::string dims = spec.substr(eq + 1);
     size_t start = 0;

@@ -2,20 +2,19 @@
 // data and observer, input shapes.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <memory>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 #include "compiler/pipeline/pipeline.h"
 
 namespace tessera::cli {
 
 struct CompileFlags {
-  std::string calib;              // calibration .npy (enables int8)
+  std::string calib;  // calibration .npy (enables int8)
   std::string observer = "minmax";
   double percentile = 99.99;
-  int64_t batch = 0;              // value for symbolic dimensions
+  int64_t batch = 0;                      // value for symbolic dimensions
   std::vector<std::string> input_shapes;  // NAME=1x3x224x224
 };
 

@@ -19,7 +19,8 @@ namespace {
 using Json = nlohmann::json;
 
 Json ModuleJson(const DeviceCounters::Module& m) {
-  return Json{{"busy", m.busy}, {"wait_token", m.wait_token}, {"wait_queue", m.wait_queue}, {"wait_memory", m.wait_memory}};
+  return Json{
+      {"busy", m.busy}, {"wait_token", m.wait_token}, {"wait_queue", m.wait_queue}, {"wait_memory", m.wait_memory}};
 }
 
 // Accumulated over batches, per step of the profile.
@@ -64,8 +65,7 @@ Status RunCompiledModel(const RunCompiledOpts& o) {
   TSR_ASSIGN_OR_RETURN(ir::Tensor x, compiler::LoadNpyTensor(o.input));
   const int64_t batch = in_type.shape.empty() ? 1 : in_type.shape[0];
   if (x.dtype() != in_type.dtype || x.rank() != in_type.rank() || x.rank() == 0 || batch <= 0 ||
-      x.dim(0) % batch != 0 ||
-      !std::equal(x.shape().begin() + 1, x.shape().end(), in_type.shape.begin() + 1))
+      x.dim(0) % batch != 0 || !std::equal(x.shape().begin() + 1, x.shape().end(), in_type.shape.begin() + 1))
     return InvalidArgumentError("{}: the input must be {} with a leading dimension that is a multiple of {}, got {}{}",
                                 o.input, ir::TypeToString(in_type), batch, std::string(ir::DTypeName(x.dtype())),
                                 ir::ShapeToString(x.shape()));
@@ -83,7 +83,8 @@ Status RunCompiledModel(const RunCompiledOpts& o) {
     outs.push_back(std::move(y));
     if (layers.empty()) layers.resize(prof.layers.size());
     for (size_t i = 0; i < prof.layers.size() && i < layers.size(); ++i) {
-      if (layers[i].runs == 0) layers[i].p = prof.layers[i];
+      if (layers[i].runs == 0)
+        layers[i].p = prof.layers[i];
       else {
         layers[i].p.counters.Add(prof.layers[i].counters);
         layers[i].p.host_seconds += prof.layers[i].host_seconds;
@@ -128,17 +129,17 @@ Status RunCompiledModel(const RunCompiledOpts& o) {
       std::printf("%-44s %-9s %11lld %7.1f%% %11lld %11lld %-8s %8.1f%% %11lld\n", p.node.substr(0, 44).c_str(),
                   p.op.c_str(), static_cast<long long>(cyc),
                   timing && c.cycles ? 100.0 * p.useful_macs * l.runs / (peak * c.cycles) : 0.0,
-                  static_cast<long long>(c.dram_read_bytes / l.runs), static_cast<long long>(c.dram_write_bytes / l.runs),
-                  rl.limiter(), timing && c.cycles ? 100.0 * rl.bound() / c.cycles : 0.0,
-                  static_cast<long long>(p.predicted_cycles));
+                  static_cast<long long>(c.dram_read_bytes / l.runs),
+                  static_cast<long long>(c.dram_write_bytes / l.runs), rl.limiter(),
+                  timing && c.cycles ? 100.0 * rl.bound() / c.cycles : 0.0, static_cast<long long>(p.predicted_cycles));
     }
   }
   const int64_t cycles = total.device.cycles;
-  std::printf("%s on %s: %lld batch(es) of %lld -> %s; ", o.model.c_str(), o.target.c_str(), static_cast<long long>(runs),
-              static_cast<long long>(batch), o.output.c_str());
+  std::printf("%s on %s: %lld batch(es) of %lld -> %s; ", o.model.c_str(), o.target.c_str(),
+              static_cast<long long>(runs), static_cast<long long>(batch), o.output.c_str());
   if (timing)
-    std::printf("%lld cycles per batch (%.3f ms at %g MHz), GEMM utilization %.1f%%; ", static_cast<long long>(cycles / runs),
-                cycles / runs / cfg.clock_mhz / 1000.0, cfg.clock_mhz,
+    std::printf("%lld cycles per batch (%.3f ms at %g MHz), GEMM utilization %.1f%%; ",
+                static_cast<long long>(cycles / runs), cycles / runs / cfg.clock_mhz / 1000.0, cfg.clock_mhz,
                 cycles ? 100.0 * total.useful_macs / (peak * cycles) : 0.0);
   std::printf("host %.1f ms per batch (cpu steps %.1f ms)\n", total.host_seconds / runs * 1e3,
               total.cpu_seconds / runs * 1e3);
@@ -162,7 +163,8 @@ Status RunCompiledModel(const RunCompiledOpts& o) {
     Json ls = Json::array();
     for (const LayerTotals& l : layers) {
       const backend::LayerProfile& p = l.p;
-      Json e{{"node", p.node}, {"op", p.op}, {"where", p.accel ? "accelerator" : "cpu"}, {"host_seconds", p.host_seconds}};
+      Json e{
+          {"node", p.node}, {"op", p.op}, {"where", p.accel ? "accelerator" : "cpu"}, {"host_seconds", p.host_seconds}};
       if (p.accel) {
         const DeviceCounters& c = p.counters;
         const backend::Roofline rl = backend::LayerRoofline(cfg, c);
@@ -192,8 +194,9 @@ Status RunCompiledModel(const RunCompiledOpts& o) {
     int64_t t = 0;
     for (const LayerTotals& l : layers) {
       const backend::LayerProfile& p = l.p;
-      const int64_t len = p.accel ? std::max<int64_t>(1, p.counters.cycles / l.runs)
-                                  : std::max<int64_t>(1, static_cast<int64_t>(p.host_seconds / l.runs * cfg.clock_mhz * 1e6));
+      const int64_t len =
+          p.accel ? std::max<int64_t>(1, p.counters.cycles / l.runs)
+                  : std::max<int64_t>(1, static_cast<int64_t>(p.host_seconds / l.runs * cfg.clock_mhz * 1e6));
       trace.Span(4, p.node + " (" + p.op + ")", t, t + len, 0);
       t += len;
     }
