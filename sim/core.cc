@@ -46,7 +46,8 @@ Status CheckFinishPlacement(const HwConfig& cfg, const Instruction& in, int64_t 
   return OkStatus();
 }
 
-Core::Core(const HwConfig& cfg, Dram* dram) : cfg_(cfg), dram_(dram), sp_(cfg) {}
+Core::Core(const HwConfig& cfg, Dram* dram) : cfg_(cfg), dram_(dram), dram_bytes_(dram->size()), sp_(cfg) {}
+Core::Core(const HwConfig& cfg, uint64_t dram_bytes) : cfg_(cfg), dram_(nullptr), dram_bytes_(dram_bytes), sp_(cfg) {}
 
 Status Core::Error(int64_t index, const Instruction& in, const std::string& msg) const {
   return OutOfRangeError("instruction {} ({}): {}", index, FormatInstruction(cfg_, in), msg);
@@ -76,10 +77,11 @@ Status Core::CheckMem(const Instruction& in, int64_t index) const {
                  fmt::format("scratchpad range [{}, {}) is outside the {} scratchpad ({} entries)", in.sram,
                              in.sram + n, FindMemType(in.mem)->name, entries));
   DramSpan s = MemSpan(in);
-  if (s.end_byte > s.first_byte && !dram_->InBounds(s.first_byte, s.end_byte - s.first_byte))
+  if (s.end_byte > s.first_byte &&
+      (s.first_byte > dram_bytes_ || s.end_byte - s.first_byte > dram_bytes_ - s.first_byte))
     return Error(
         index, in,
-        fmt::format("DRAM range [0x{:x}, 0x{:x}) is outside DRAM ({} bytes)", s.first_byte, s.end_byte, dram_->size()));
+        fmt::format("DRAM range [0x{:x}, 0x{:x}) is outside DRAM ({} bytes)", s.first_byte, s.end_byte, dram_bytes_));
   return OkStatus();
 }
 
@@ -160,13 +162,11 @@ void Core::FillPad(MemType m, int64_t entry, int64_t count, int64_t value) {
   }
 }
 
-Status Core::Load(const Instruction& in, int64_t index) {
+Status Core::BeginLoad(const Instruction& in, int64_t index) {
   TSR_RETURN_IF_ERROR(CheckMem(in, index));
   const MemType m = in.mem_type();
-  const int64_t eb = cfg_.ElementBytes(m);
   const int64_t cols = in.x_pad0 + in.x_size + in.x_pad1;
   const int64_t rows = in.y_pad0 + in.y_size + in.y_pad1;
-  row_buf_.resize(static_cast<size_t>(in.x_size * eb));
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t base = in.sram + r * cols;
     if (r < in.y_pad0 || r >= in.y_pad0 + in.y_size) {
@@ -174,45 +174,72 @@ Status Core::Load(const Instruction& in, int64_t index) {
       continue;
     }
     if (in.x_pad0) FillPad(m, base, in.x_pad0, in.pad_value);
-    if (in.x_size) {
-      const uint64_t addr = (static_cast<uint64_t>(in.dram) + static_cast<uint64_t>(r - in.y_pad0) * in.x_stride) * eb;
-      dram_->ReadUnchecked(addr, row_buf_.data(), row_buf_.size());
-      UnpackRow(m, row_buf_.data(), base + in.x_pad0, in.x_size);
-    }
     if (in.x_pad1) FillPad(m, base + in.x_pad0 + in.x_size, in.x_pad1, in.pad_value);
   }
-  stats_.dram_read_bytes[in.mem] += in.y_size * in.x_size * eb;
+  stats_.dram_read_bytes[in.mem] += in.y_size * in.x_size * cfg_.ElementBytes(m);
   if (m == MemType::kUop) stats_.uop_loads += in.y_size * in.x_size;
   return OkStatus();
 }
 
-Status Core::Store(const Instruction& in, int64_t index) {
+void Core::LoadRow(const Instruction& in, int64_t r, const uint8_t* bytes) {
+  const int64_t cols = in.x_pad0 + in.x_size + in.x_pad1;
+  UnpackRow(in.mem_type(), bytes, in.sram + (in.y_pad0 + r) * cols + in.x_pad0, in.x_size);
+}
+
+Status Core::Load(const Instruction& in, int64_t index) {
+  TSR_CHECK(dram_ != nullptr, "Core::Execute(LOAD) on a core without a DRAM");
+  TSR_RETURN_IF_ERROR(BeginLoad(in, index));
+  if (in.x_size == 0) return OkStatus();
+  const int64_t eb = cfg_.ElementBytes(in.mem_type());
+  row_buf_.resize(static_cast<size_t>(in.x_size * eb));
+  for (int64_t r = 0; r < in.y_size; ++r) {
+    const uint64_t addr = (static_cast<uint64_t>(in.dram) + static_cast<uint64_t>(r) * in.x_stride) * eb;
+    dram_->ReadUnchecked(addr, row_buf_.data(), row_buf_.size());
+    LoadRow(in, r, row_buf_.data());
+  }
+  return OkStatus();
+}
+
+Status Core::BeginStore(const Instruction& in, int64_t index) {
   TSR_RETURN_IF_ERROR(CheckMem(in, index));
+  stats_.dram_write_bytes +=
+      (in.y_pad0 + in.y_size + in.y_pad1) * (in.x_pad0 + in.x_size + in.x_pad1) * cfg_.out_tile_bytes;
+  return OkStatus();
+}
+
+void Core::StoreRow(const Instruction& in, int64_t r, uint8_t* bytes) const {
   const int eb_lane = cfg_.out_bits / 8;
+  const int64_t eb = cfg_.out_tile_bytes;
+  const int64_t cols = in.x_pad0 + in.x_size + in.x_pad1;
+  const int lanes = sp_.acc_stride;
+  const bool pad_row = r < in.y_pad0 || r >= in.y_pad0 + in.y_size;
+  for (int64_t c = 0; c < cols; ++c) {
+    uint8_t* dst = bytes + c * eb;
+    if (pad_row || c < in.x_pad0 || c >= in.x_pad0 + in.x_size) {
+      for (int i = 0; i < lanes; ++i) WriteLe(dst + i * eb_lane, static_cast<uint64_t>(in.pad_value), eb_lane);
+      continue;
+    }
+    const int64_t entry = in.sram + (r - in.y_pad0) * in.x_size + (c - in.x_pad0);
+    const int32_t* acc = &sp_.acc[entry * lanes];
+    if (eb_lane == 1) {
+      for (int i = 0; i < lanes; ++i) dst[i] = static_cast<uint8_t>(acc[i]);  // wrap to 8 bits
+    } else {
+      for (int i = 0; i < lanes; ++i) WriteLe(dst + i * eb_lane, static_cast<uint64_t>(acc[i]), eb_lane);
+    }
+  }
+}
+
+Status Core::Store(const Instruction& in, int64_t index) {
+  TSR_CHECK(dram_ != nullptr, "Core::Execute(STORE) on a core without a DRAM");
+  TSR_RETURN_IF_ERROR(BeginStore(in, index));
   const int64_t eb = cfg_.out_tile_bytes;
   const int64_t rows = in.y_pad0 + in.y_size + in.y_pad1, cols = in.x_pad0 + in.x_size + in.x_pad1;
   row_buf_.resize(static_cast<size_t>(cols * eb));
-  const int lanes = sp_.acc_stride;
   for (int64_t r = 0; r < rows; ++r) {
-    const bool pad_row = r < in.y_pad0 || r >= in.y_pad0 + in.y_size;
-    for (int64_t c = 0; c < cols; ++c) {
-      uint8_t* dst = &row_buf_[c * eb];
-      if (pad_row || c < in.x_pad0 || c >= in.x_pad0 + in.x_size) {
-        for (int i = 0; i < lanes; ++i) WriteLe(dst + i * eb_lane, static_cast<uint64_t>(in.pad_value), eb_lane);
-        continue;
-      }
-      const int64_t entry = in.sram + (r - in.y_pad0) * in.x_size + (c - in.x_pad0);
-      const int32_t* acc = &sp_.acc[entry * lanes];
-      if (eb_lane == 1) {
-        for (int i = 0; i < lanes; ++i) dst[i] = static_cast<uint8_t>(acc[i]);  // wrap to 8 bits
-      } else {
-        for (int i = 0; i < lanes; ++i) WriteLe(dst + i * eb_lane, static_cast<uint64_t>(acc[i]), eb_lane);
-      }
-    }
+    StoreRow(in, r, row_buf_.data());
     const uint64_t addr = (static_cast<uint64_t>(in.dram) + static_cast<uint64_t>(r) * in.x_stride) * eb;
     dram_->WriteUnchecked(addr, row_buf_.data(), row_buf_.size());
   }
-  stats_.dram_write_bytes += rows * cols * eb;
   return OkStatus();
 }
 

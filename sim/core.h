@@ -42,11 +42,26 @@ struct LoopIndex {
 class Core {
  public:
   Core(const HwConfig& cfg, Dram* dram);
+  // A core without a DRAM of its own, for engines that move the bytes
+  // themselves (SystemC over TLM): DRAM ranges are checked against
+  // [0, dram_bytes); LOAD/STORE go through the Begin*/…Row steps below.
+  Core(const HwConfig& cfg, uint64_t dram_bytes);
 
   // Executes the data semantics of `in` (LOAD, STORE, GEMM, ALU; FINISH is a
   // no-op), counting into stats(). `index` is the instruction's position in
   // its stream, used in messages.
   Status Execute(const Instruction& in, int64_t index);
+
+  // LOAD/STORE in steps, for engines whose DRAM bytes arrive or leave as
+  // transactions. BeginLoad checks the ranges, writes every padding entry
+  // and counts; LoadRow unpacks data row r (0 .. y_size-1) from its
+  // x_size * E DRAM bytes. BeginStore checks and counts; StoreRow produces
+  // DRAM row r (0 .. rows-1, padding included: cols * E bytes).
+  // Execute(LOAD) = BeginLoad + LoadRow of each row read from the DRAM.
+  Status BeginLoad(const Instruction& in, int64_t index);
+  void LoadRow(const Instruction& in, int64_t r, const uint8_t* bytes);
+  Status BeginStore(const Instruction& in, int64_t index);
+  void StoreRow(const Instruction& in, int64_t r, uint8_t* bytes) const;
 
   // Calls fn(LoopIndex) for every iteration of a GEMM/ALU in execution order,
   // after checking every index against its scratchpad. Used by Execute and by
@@ -85,6 +100,7 @@ class Core {
 
   const HwConfig& cfg_;
   Dram* dram_;
+  uint64_t dram_bytes_;
   Scratchpads sp_;
   ExecStats stats_;
   std::vector<uint8_t> row_buf_;
