@@ -7,7 +7,7 @@
 
 #include "compiler/backend/conv_codegen.h"
 #include "compiler/backend/layout.h"
-#include "driver/device.h"
+#include "driver/registry.h"
 #include "isa/config.h"
 #include "runtime/runtime.h"
 

@@ -7,6 +7,7 @@
 
 #include <optional>
 
+#include "driver/registry.h"
 #include "examples/matmul/tiled_matmul.h"
 #include "runtime/runtime.h"
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <thread>
 
 namespace tessera {
@@ -35,6 +36,9 @@ uint64_t DataBase(uint64_t phys_base, uint64_t code_bytes, uint64_t align) {
   uint64_t b = phys_base + kGuardBytes + code_bytes;
   return (b + align - 1) & ~(align - 1);
 }
+
+uint64_t AlignUp(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
+uint64_t AlignDown(uint64_t v, uint64_t a) { return v & ~(a - 1); }
 
 StatusCode CodeOf(regs::ErrorCode e) {
   switch (e) {
@@ -70,6 +74,25 @@ const char* ErrorCodeName(ErrorCode code) {
 
 const char* MemPoolName(MemPool p) { return p == MemPool::kCode ? "code" : "data"; }
 
+DeviceMemoryLayout MemoryLayoutOf(const HwConfig& cfg) {
+  return DeviceMemoryLayout{cfg.dram_size_bytes, kGuardBytes, kCodeAlignment, DataAlignment(cfg)};
+}
+
+uint64_t DeviceMemoryLayout::Rounded(uint64_t bytes, MemPool pool) const {
+  return AlignUp(bytes, pool == MemPool::kCode ? code_alignment : data_alignment);
+}
+
+uint64_t DeviceMemoryLayout::MaxCodeRegion(uint64_t data_bytes) const {
+  // The data region starts at AlignUp(guard + code, data_alignment) and must hold data_bytes.
+  if (data_bytes > dram_bytes) return 0;
+  const uint64_t data_base = AlignDown(dram_bytes - data_bytes, data_alignment);
+  if (data_base < guard_bytes) return 0;
+  uint64_t code = AlignDown(data_base - guard_bytes, 4096);
+  // CodeBytes' invariant: the code region and two guard pages fit inside DRAM.
+  while (code > 0 && code + 2 * guard_bytes >= dram_bytes) code -= 4096;
+  return code;
+}
+
 double DeviceCounters::GemmUtilization(const HwConfig& cfg) const {
   if (cycles <= 0) return 0;
   return static_cast<double>(macs) / (static_cast<double>(cfg.macs_per_cycle) * static_cast<double>(cycles));
@@ -83,6 +106,11 @@ void DeviceCounters::Add(const DeviceCounters& o) {
   alu_iterations += o.alu_iterations;
   dram_read_bytes += o.dram_read_bytes;
   dram_write_bytes += o.dram_write_bytes;
+  for (size_t i = 0; i < insns_by_opcode.size(); ++i) insns_by_opcode[i] += o.insns_by_opcode[i];
+  for (size_t i = 0; i < load_bytes_by_mem.size(); ++i) load_bytes_by_mem[i] += o.load_bytes_by_mem[i];
+  insn_fetch_bytes += o.insn_fetch_bytes;
+  uop_loads += o.uop_loads;
+  dram_busy_cycles += o.dram_busy_cycles;
   Module* mine[] = {&fetch, &load, &compute, &store};
   const Module* theirs[] = {&o.fetch, &o.load, &o.compute, &o.store};
   for (int m = 0; m < 4; ++m) {
@@ -125,7 +153,15 @@ uint64_t Device::ReadReg64(uint32_t lo_offset) {
   return lo | (hi << 32);
 }
 
+std::vector<std::pair<uint64_t, uint64_t>> Device::PopulatedRanges() const { return {{phys_base_, dram_bytes_}}; }
+
 Status Device::Start(uint64_t insn_phys, int64_t count, int64_t timeout_ms) {
+  if (timeout_ms < 0) return InvalidArgumentError("device '{}': negative timeout {} ms", target_, timeout_ms);
+  return StartWithWatchdog(insn_phys, count,
+                           static_cast<uint64_t>(static_cast<double>(timeout_ms) * cfg_.clock_mhz * 1000.0));
+}
+
+Status Device::StartWithWatchdog(uint64_t insn_phys, int64_t count, uint64_t watchdog) {
   if (count <= 0 || count > int64_t{0xFFFFFFFF})
     return InvalidArgumentError("device '{}': cannot start a run of {} instructions", target_, count);
   if (insn_phys % kInsnBytes != 0)
@@ -135,10 +171,8 @@ Status Device::Start(uint64_t insn_phys, int64_t count, int64_t timeout_ms) {
   if (insn_phys < phys_base_ || insn_phys - phys_base_ > dram_bytes_ || bytes > dram_bytes_ - (insn_phys - phys_base_))
     return OutOfRangeError("device '{}': instruction stream [0x{:x}, 0x{:x}) is outside device DRAM", target_,
                            insn_phys, insn_phys + bytes);
-  if (timeout_ms < 0) return InvalidArgumentError("device '{}': negative timeout {} ms", target_, timeout_ms);
   if (ReadReg(regs::kStatus) & regs::kStatusBusy)
     return FailedPreconditionError("device '{}' is busy: wait for the previous run before starting another", target_);
-  const uint64_t watchdog = static_cast<uint64_t>(static_cast<double>(timeout_ms) * cfg_.clock_mhz * 1000.0);
   WriteReg(regs::kCtrl, regs::kCtrlClear);
   WriteReg(regs::kInsnAddrLo, static_cast<uint32_t>(insn_phys));
   WriteReg(regs::kInsnAddrHi, static_cast<uint32_t>(insn_phys >> 32));
@@ -147,7 +181,7 @@ Status Device::Start(uint64_t insn_phys, int64_t count, int64_t timeout_ms) {
   WriteReg(regs::kWatchdogHi, static_cast<uint32_t>(watchdog >> 32));
   launch_addr_ = insn_phys;
   launch_count_ = count;
-  launch_timeout_ms_ = timeout_ms;
+  launch_watchdog_ = watchdog;
   WriteReg(regs::kCtrl, regs::kCtrlStart);
   return OkStatus();
 }
@@ -165,8 +199,11 @@ DeviceStatus Device::ReadStatus() {
 
 Status Device::Wait() {
   using Clock = std::chrono::steady_clock;
-  const bool bounded = launch_timeout_ms_ > 0;
-  const auto deadline = Clock::now() + std::chrono::milliseconds(2 * launch_timeout_ms_ + 1000);
+  // The device's watchdog in host time, doubled, plus a second.
+  const bool bounded = launch_watchdog_ > 0;
+  const int64_t timeout_ms =
+      static_cast<int64_t>(std::ceil(static_cast<double>(launch_watchdog_) / (cfg_.clock_mhz * 1000.0)));
+  const auto deadline = Clock::now() + std::chrono::milliseconds(2 * timeout_ms + 1000);
   for (;;) {
     const uint32_t st = ReadReg(regs::kStatus);
     if (st & regs::kStatusError) {
@@ -183,10 +220,9 @@ Status Device::Wait() {
     if (bounded && Clock::now() > deadline) {
       WriteReg(regs::kCtrl, regs::kCtrlAbort);
       return DeadlineExceededError(
-          "device '{}': run of {} instructions at 0x{:x} did not finish "
-          "within its {} ms timeout (host deadline "
-          "passed; the run was aborted)",
-          target_, launch_count_, launch_addr_, launch_timeout_ms_);
+          "device '{}': run of {} instructions at 0x{:x} did not finish within its watchdog of {} cycles ({} ms; "
+          "host deadline passed; the run was aborted)",
+          target_, launch_count_, launch_addr_, launch_watchdog_, timeout_ms);
     }
     WhileWaiting();
   }
@@ -215,6 +251,11 @@ DeviceCounters Device::ReadCounters() {
     mods[m]->wait_queue = rd(regs::ModuleCounter(m, 2));
     mods[m]->wait_memory = rd(regs::ModuleCounter(m, 3));
   }
+  for (const OpcodeInfo& op : kOpcodes) c.insns_by_opcode[static_cast<size_t>(op.op)] = rd(regs::OpcodeCounter(op.op));
+  c.insn_fetch_bytes = rd(Counter::kInsnFetchBytes);
+  for (const MemInfo& m : kMemTypes) c.load_bytes_by_mem[static_cast<size_t>(m.mem)] = rd(regs::MemCounter(m.mem));
+  c.uop_loads = rd(Counter::kUopLoads);
+  c.dram_busy_cycles = rd(Counter::kDramBusyCycles);
   return c;
 }
 

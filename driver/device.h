@@ -6,15 +6,19 @@
 // docs/device-protocol.md: start a run of an instruction stream at a physical
 // address, wait for DONE with a timeout, read status, errors and counters.
 // Backends implement only memory access and the register window; the driver
-// sequence is shared, so systemc, rtl and fpga backends fit unchanged.
+// sequence is shared, so systemc, rtl and fpga backends fit unchanged. Devices
+// are opened by name through the backend registry (driver/registry.h).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "driver/allocator.h"
+#include "driver/backend_options.h"
 #include "driver/regs.h"
 #include "isa/base/status.h"
 #include "isa/config.h"
@@ -30,12 +34,26 @@ struct DeviceOptions {
   // Bytes of DRAM reserved for instruction streams and uop kernels; 0 picks
   // dram_size/16 clamped to [256 KiB, 64 MiB].
   uint64_t code_region_bytes = 0;
-  // ref: check every cross-module scratchpad access for a missing token.
-  bool check_races = true;
-  // sim: receives every run's instruction spans and queue counters on one
-  // continuous timeline (each run starts where the previous one ended).
+  // Receives every run's instruction spans and queue counters on one
+  // continuous device timeline (each run starts where the previous one
+  // ended). Only backends with timing take one (OpenDevice refuses it otherwise).
   TraceSink* trace = nullptr;
+  // The target's own options (declared in its registration), checked by OpenDevice.
+  BackendOptionValues backend;
 };
+
+// How a device of a config lays out its DRAM (docs/device-protocol.md,
+// "Memory") and rounds allocations: what a client needs to size the code
+// region before it opens the device.
+struct DeviceMemoryLayout {
+  uint64_t dram_bytes = 0, guard_bytes = 0, code_alignment = 0, data_alignment = 0;
+  // The bytes an allocation of `bytes` takes in a pool.
+  uint64_t Rounded(uint64_t bytes, MemPool pool) const;
+  // The largest code region (DeviceOptions::code_region_bytes) that leaves
+  // room for `data_bytes` of data allocations (each already Rounded); 0 if none.
+  uint64_t MaxCodeRegion(uint64_t data_bytes) const;
+};
+DeviceMemoryLayout MemoryLayoutOf(const HwConfig& cfg);
 
 // A device allocation: physical address and size (rounded up to the pool's alignment).
 struct DeviceAllocation {
@@ -49,8 +67,13 @@ struct DeviceCounters {
   };
   int64_t cycles = 0;  // 0 on engines without timing (ref)
   int64_t insns = 0, macs = 0, gemm_iterations = 0, alu_iterations = 0;
-  int64_t dram_read_bytes = 0, dram_write_bytes = 0;
+  int64_t dram_read_bytes = 0, dram_write_bytes = 0;  // reads include instruction fetch
   Module fetch, load, compute, store;
+  std::array<int64_t, regs::kNumOpcodeCounters> insns_by_opcode{};  // by opcode value
+  int64_t insn_fetch_bytes = 0;
+  std::array<int64_t, regs::kNumMemCounters> load_bytes_by_mem{};  // LOADs' DRAM reads by memory type value
+  int64_t uop_loads = 0;
+  int64_t dram_busy_cycles = 0;  // 0 without timing
   // MACs / (peak MACs per cycle x cycles); 0 without timing.
   double GemmUtilization(const HwConfig& cfg) const;
   void Add(const DeviceCounters& o);
@@ -71,8 +94,12 @@ class Device {
 
   const HwConfig& config() const { return cfg_; }
   const std::string& target() const { return target_; }
-  // True when the backend counts cycles (sim, systemc, rtl, fpga; not ref).
+  // True when the backend counts cycles (sim, systemc, rtl, fpga; not ref);
+  // the same answer as its registry row.
   virtual bool has_timing() const = 0;
+  // False when the device only models time and leaves DRAM results
+  // undefined (a simulator's timing-only mode).
+  virtual bool computes_data() const { return true; }
 
   // --- memory -----------------------------------------------------------
   // Allocates `bytes` in a pool; `tag` names the allocation in messages.
@@ -85,6 +112,10 @@ class Device {
   // Copies between host memory and device DRAM (bounds-checked against DRAM).
   virtual Status Write(uint64_t phys, const void* src, uint64_t n) = 0;
   virtual Status Read(uint64_t phys, void* dst, uint64_t n) const = 0;
+  // The [address, bytes) ranges of DRAM that can hold non-zero data: all of
+  // it unless the backend knows better (a sparse DRAM model). A DRAM image of
+  // the device covers these.
+  virtual std::vector<std::pair<uint64_t, uint64_t>> PopulatedRanges() const;
 
   // --- the register window ------------------------------------------------
   virtual uint32_t ReadReg(uint32_t offset) = 0;
@@ -94,6 +125,8 @@ class Device {
   // Programs INSN_ADDR/INSN_COUNT and the watchdog (timeout_ms of device
   // time, 0 = none) and writes CTRL.START. The stream must be in DRAM.
   Status Start(uint64_t insn_phys, int64_t count, int64_t timeout_ms);
+  // The same with the watchdog given in device cycles (0 = none).
+  Status StartWithWatchdog(uint64_t insn_phys, int64_t count, uint64_t watchdog_cycles);
   // Polls STATUS until DONE or ERROR. The device's watchdog enforces the
   // timeout; the host gives up (and writes CTRL.ABORT) after twice the
   // timeout plus one second. An error becomes a Status naming the error
@@ -124,15 +157,8 @@ class Device {
   uint64_t phys_base_, dram_bytes_;
   RangeAllocator code_, data_;
   uint64_t launch_addr_ = 0;
-  int64_t launch_count_ = 0, launch_timeout_ms_ = 0;
+  int64_t launch_count_ = 0;
+  uint64_t launch_watchdog_ = 0;
 };
-
-// Opens a backend: "ref" (functional reference) or "sim" (cycle-accurate),
-// each owning a DRAM of cfg.dram_size_bytes. Checks the device's ISA
-// fingerprint register against the config.
-StatusOr<std::unique_ptr<Device>> OpenDevice(const std::string& target, const HwConfig& cfg,
-                                             const DeviceOptions& opts = {});
-// The targets OpenDevice accepts in this build.
-std::vector<std::string> DeviceTargets();
 
 }  // namespace tessera

@@ -4,9 +4,9 @@
 
 #include <gtest/gtest.h>
 
-#include "driver/sim_device.h"
+#include "driver/registry.h"
 #include "isa/asm.h"
-#include "sim/loader.h"
+#include "sim/trace.h"
 #include "tests/support/random_isa.h"
 
 namespace tessera {
@@ -19,11 +19,20 @@ std::unique_ptr<Device> Open(const std::string& target, const char* config = "co
   return std::move(dev).value();
 }
 
+Status Load(Device* dev, const Program& prog) {
+  return PlaceProgram(dev->config(), prog,
+                      [dev](uint64_t addr, const void* src, uint64_t n) { return dev->Write(addr, src, n); });
+}
+
+Status Check(Device* dev, const Program& prog) {
+  return CheckExpectations(prog, [dev](uint64_t addr, void* dst, uint64_t n) { return dev->Read(addr, dst, n); });
+}
+
 // Assembles `text` and places it in the device's DRAM; returns the program.
 Program Place(Device* dev, const std::string& text) {
   auto prog = Assemble(dev->config(), text, "t.s");
   EXPECT_TRUE(prog.ok()) << prog.status().ToString();
-  EXPECT_TRUE(LoadProgram(dev->config(), *prog, &static_cast<SimulatedDevice*>(dev)->dram()).ok());
+  EXPECT_TRUE(Load(dev, *prog).ok());
   return *prog;
 }
 
@@ -43,18 +52,114 @@ TEST(Device, RegisterMapMatchesTheProtocolDocument) {
   EXPECT_EQ(regs::CounterOffset(regs::Counter::kDramWriteBytes), 0x070u);
   EXPECT_EQ(regs::CounterOffset(regs::ModuleCounter(0, 0)), 0x078u);
   EXPECT_EQ(regs::CounterOffset(regs::ModuleCounter(3, 3)), 0x078u + 32 * 3 + 8 * 3);
-  EXPECT_EQ(regs::kRegisterWindowBytes, 0xF8u);
+  EXPECT_EQ(regs::CounterOffset(regs::OpcodeCounter(Opcode::kLoad)), 0x0F8u);
+  EXPECT_EQ(regs::CounterOffset(regs::Counter::kInsnFetchBytes), 0x120u);
+  EXPECT_EQ(regs::CounterOffset(regs::MemCounter(MemType::kUop)), 0x128u);
+  EXPECT_EQ(regs::CounterOffset(regs::Counter::kUopLoads), 0x158u);
+  EXPECT_EQ(regs::CounterOffset(regs::Counter::kDramBusyCycles), 0x160u);
+  EXPECT_EQ(regs::kRegisterWindowBytes, 0x168u);
   EXPECT_STREQ(regs::ErrorCodeName(regs::ErrorCode::kWatchdog), "watchdog timeout");
 }
 
-TEST(Device, UnknownAndUnavailableTargets) {
+TEST(Registry, UnknownUnbuiltAndNonDeviceTargets) {
   HwConfig cfg = testing::LoadConfigOrDie("configs/default.json");
   auto bad = OpenDevice("gpu", cfg);
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(bad.status().message().find("unknown device target 'gpu' (available: ref"), std::string::npos);
-  auto fpga = OpenDevice("fpga", cfg);
-  EXPECT_EQ(fpga.status().code(), StatusCode::kUnimplemented);
-  EXPECT_NE(fpga.status().message().find("device target 'fpga' is not available in this build"), std::string::npos);
+  EXPECT_EQ(bad.status().message().rfind("unknown target 'gpu' (this build has: cpu, ref, sim", 0), 0u)
+      << bad.status().message();
+  // Every known-but-unbuilt row gives the same message: what it is, how to enable it, what this build has.
+  for (const BackendInfo& b : Backends()) {
+    if (b.built()) continue;
+    auto s = OpenDevice(b.name, cfg).status();
+    EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
+    EXPECT_EQ(s.message(), "target '" + b.name + "' (" + b.description + ") is not built in: " + b.enable +
+                               "; this build has: " + BuiltTargetList());
+    EXPECT_EQ(FindBackend(b.name).status().message(), s.message());
+  }
+  auto cpu = OpenDevice("cpu", cfg);
+  EXPECT_EQ(cpu.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(cpu.status().message().find("target 'cpu' (int8 CPU reference executor"), std::string::npos);
+  EXPECT_NE(cpu.status().message().find("is not a device: it runs compiled models only; device targets: ref, sim"),
+            std::string::npos)
+      << cpu.status().message();
+}
+
+TEST(Registry, EveryBuiltDeviceAgreesWithItsRow) {
+  HwConfig cfg = testing::LoadConfigOrDie("configs/tiny.json");
+  int devices = 0;
+  for (const BackendInfo& b : Backends()) {
+    SCOPED_TRACE(b.name);
+    EXPECT_FALSE(b.name.empty() || b.description.empty());
+    if (!b.built() || !b.is_device()) continue;
+    ++devices;
+    auto dev = OpenDevice(b.name, cfg);
+    ASSERT_TRUE(dev.ok()) << dev.status().ToString();
+    EXPECT_EQ((*dev)->target(), b.name);
+    EXPECT_EQ((*dev)->has_timing(), b.has_timing);
+  }
+  EXPECT_EQ(devices, static_cast<int>(DeviceTargets().size()));
+  auto cpu = FindBackend("cpu");
+  ASSERT_TRUE(cpu.ok());
+  EXPECT_FALSE((*cpu)->is_device() || (*cpu)->has_timing);
+}
+
+TEST(Registry, BackendOptionsBelongToTheirTarget) {
+  HwConfig cfg = testing::LoadConfigOrDie("configs/tiny.json");
+  DeviceOptions o;
+  o.backend.Set("timing-only", "true");
+  auto ref = OpenDevice("ref", cfg, o);
+  EXPECT_EQ(ref.status().message(), "option --timing-only is not an option of target 'ref' (it is an option of: sim)");
+  auto sim = OpenDevice("sim", cfg, o);
+  ASSERT_TRUE(sim.ok()) << sim.status().ToString();
+  EXPECT_FALSE((*sim)->computes_data());
+  DeviceOptions unknown;
+  unknown.backend.Set("frobnicate", "3");
+  EXPECT_EQ(OpenDevice("sim", cfg, unknown).status().message(), "option --frobnicate is not an option of target 'sim'");
+  // A typed option: an integer row of a test backend's declaration.
+  BackendInfo b;
+  b.name = "test";
+  b.options = {{"threads", BackendOptionType::kInt, "worker threads"}};
+  BackendOptionValues v;
+  v.Set("threads", "4");
+  EXPECT_TRUE(CheckBackendOptions(b, v).ok());
+  EXPECT_EQ(v.Int("threads", 1), 4);
+  v.Set("threads", "four");
+  EXPECT_EQ(CheckBackendOptions(b, v).message(), "option --threads of target 'test' takes an integer, got 'four'");
+}
+
+TEST(Registry, TraceNeedsTimingAndCodeRegionMustFit) {
+  HwConfig cfg = testing::LoadConfigOrDie("configs/tiny.json");
+  struct NullSink : TraceSink {
+    void Span(int, const std::string&, int64_t, int64_t, int64_t) override {}
+    void Counter(const std::string&, int64_t, int64_t) override {}
+  } sink;
+  DeviceOptions o;
+  o.trace = &sink;
+  EXPECT_EQ(OpenDevice("ref", cfg, o).status().message(),
+            "target 'ref' has no timing: it cannot write an instruction trace");
+  EXPECT_TRUE(OpenDevice("sim", cfg, o).ok());
+  DeviceOptions big;
+  big.code_region_bytes = cfg.dram_size_bytes;
+  EXPECT_EQ(OpenDevice("sim", cfg, big).status().code(), StatusCode::kResourceExhausted);
+}
+
+TEST(Device, MemoryLayoutPredictsTheAllocator) {
+  HwConfig cfg = testing::LoadConfigOrDie("configs/tiny.json");
+  const DeviceMemoryLayout layout = MemoryLayoutOf(cfg);
+  EXPECT_EQ(layout.Rounded(100, MemPool::kCode), 128u);
+  EXPECT_EQ(layout.Rounded(100, MemPool::kData), layout.data_alignment);
+  // The largest code region that leaves 5 MiB of data: the data then fits exactly, a page more does not.
+  const uint64_t data = 5 << 20;
+  DeviceOptions o;
+  o.code_region_bytes = layout.MaxCodeRegion(data);
+  auto dev = OpenDevice("ref", cfg, o);
+  ASSERT_TRUE(dev.ok());
+  EXPECT_GE((*dev)->pool(MemPool::kData).size(), data);
+  EXPECT_TRUE((*dev)->Alloc(data, MemPool::kData, "all").ok());
+  o.code_region_bytes += 2 * layout.data_alignment;
+  auto tighter = OpenDevice("ref", cfg, o);
+  ASSERT_TRUE(tighter.ok());
+  EXPECT_LT((*tighter)->pool(MemPool::kData).size(), data);
 }
 
 TEST(Device, RunsAProgramAndLatchesCounters) {
@@ -63,11 +168,10 @@ TEST(Device, RunsAProgramAndLatchesCounters) {
     auto dev = Open(target);
     auto prog = AssembleFile(dev->config(), "examples/programs/gemm_small.s");
     ASSERT_TRUE(prog.ok());
-    auto& dram = static_cast<SimulatedDevice*>(dev.get())->dram();
-    ASSERT_TRUE(LoadProgram(dev->config(), *prog, &dram).ok());
+    ASSERT_TRUE(Load(dev.get(), *prog).ok());
     Status s = dev->Run(prog->text_addr, static_cast<int64_t>(prog->insns.size()), 1000);
     ASSERT_TRUE(s.ok()) << s.ToString();
-    EXPECT_TRUE(CheckExpectations(*prog, dram).ok());
+    EXPECT_TRUE(Check(dev.get(), *prog).ok());
     DeviceStatus st = dev->ReadStatus();
     EXPECT_TRUE(st.done);
     EXPECT_FALSE(st.busy || st.error);
@@ -88,6 +192,7 @@ TEST(Device, LaunchChecksInTheDriver) {
   EXPECT_EQ(dev->Start(0x1008, 1, 0).message(), "device 'ref': instruction address 0x1008 is not 16-byte aligned");
   EXPECT_EQ(dev->Start(dev->config().dram_size_bytes - 16, 2, 0).code(), StatusCode::kOutOfRange);
   EXPECT_EQ(dev->Start(0x1000, 1, -5).message(), "device 'ref': negative timeout -5 ms");
+  EXPECT_EQ(dev->StartWithWatchdog(0x1000, 0, 10).message(), "device 'ref': cannot start a run of 0 instructions");
   EXPECT_EQ(dev->Wait().message(), "device 'ref': wait without a started run");
 }
 
@@ -143,7 +248,7 @@ TEST(Device, WatchdogTimeout) {
     auto dev = Open(target);
     auto prog = AssembleFile(dev->config(), "examples/programs/gemm_heavy.s");
     ASSERT_TRUE(prog.ok());
-    ASSERT_TRUE(LoadProgram(dev->config(), *prog, &static_cast<SimulatedDevice*>(dev.get())->dram()).ok());
+    ASSERT_TRUE(Load(dev.get(), *prog).ok());
     // 1 ms of device time: 100k cycles at 100 MHz; the program needs several ms on either engine.
     Status s = dev->Run(prog->text_addr, static_cast<int64_t>(prog->insns.size()), 1);
     EXPECT_EQ(s.code(), StatusCode::kDeadlineExceeded) << s.ToString();

@@ -5,11 +5,18 @@
 #pragma once
 
 #include <cstdint>
+#include <iterator>
+
+#include "isa/isa.h"
 
 namespace tessera::regs {
 
 inline constexpr uint32_t kIdMagic = 0x54535241;  // "TSRA"
-inline constexpr uint32_t kProtocolVersion = 1;
+inline constexpr uint32_t kProtocolVersion = 2;
+
+// Counters kept per opcode and per memory type, in value order of isa/isa.def.
+inline constexpr uint32_t kNumOpcodeCounters = static_cast<uint32_t>(std::size(kOpcodes));
+inline constexpr uint32_t kNumMemCounters = static_cast<uint32_t>(std::size(kMemTypes));
 
 // Register byte offsets.
 inline constexpr uint32_t kId = 0x000;             // R  kIdMagic
@@ -39,7 +46,12 @@ enum class Counter : uint32_t {
   // Per-module cycle categories (docs/microarch.md, "Statistics"), in module
   // order fetch, load, compute, store; each busy, wait_token, wait_queue, wait_memory.
   kModuleBase,
-  kCount = kModuleBase + 16,
+  kInsnsByOpcode = kModuleBase + 16,                      // instructions retired, one counter per opcode value
+  kInsnFetchBytes = kInsnsByOpcode + kNumOpcodeCounters,  // DRAM bytes read by instruction fetch
+  kLoadBytesByMem,                                        // DRAM bytes read by LOADs, one counter per memory type value
+  kUopLoads = kLoadBytesByMem + kNumMemCounters,          // uops written into the uop scratchpad
+  kDramBusyCycles,  // cycles the DRAM data channel carried beats (0 without timing)
+  kCount,
 };
 inline constexpr uint32_t kCounterBase = 0x040;
 inline constexpr uint32_t CounterOffset(Counter c) { return kCounterBase + 8 * static_cast<uint32_t>(c); }
@@ -49,7 +61,13 @@ inline constexpr uint32_t kNumCounters = static_cast<uint32_t>(Counter::kCount);
 inline constexpr Counter ModuleCounter(int m, int k) {
   return static_cast<Counter>(static_cast<uint32_t>(Counter::kModuleBase) + 4 * m + k);
 }
-inline constexpr uint32_t kRegisterWindowBytes = kCounterBase + 8 * kNumCounters;  // 0xF8
+inline constexpr Counter OpcodeCounter(Opcode op) {
+  return static_cast<Counter>(static_cast<uint32_t>(Counter::kInsnsByOpcode) + static_cast<uint32_t>(op));
+}
+inline constexpr Counter MemCounter(MemType m) {
+  return static_cast<Counter>(static_cast<uint32_t>(Counter::kLoadBytesByMem) + static_cast<uint32_t>(m));
+}
+inline constexpr uint32_t kRegisterWindowBytes = kCounterBase + 8 * kNumCounters;  // 0x168
 
 // CTRL bits.
 inline constexpr uint32_t kCtrlStart = 1u << 0;  // start a run at INSN_ADDR with INSN_COUNT

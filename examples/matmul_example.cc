@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <random>
 
-#include "driver/device.h"
+#include "driver/registry.h"
 #include "examples/matmul/tiled_matmul.h"
 #include "runtime/runtime.h"
 
@@ -151,7 +151,9 @@ int main(int argc, char** argv) {
   app.add_option("--n", args.n, "columns of B and C")->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   app.add_option("--k", args.k, "columns of A, rows of B")->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   app.add_option("-c,--config", args.config, "hardware config JSON")->capture_default_str();
-  app.add_option("--target", args.target, "device backend: ref or sim")->capture_default_str();
+  std::string targets;
+  for (const std::string& t : tessera::DeviceTargets()) targets += (targets.empty() ? "" : ", ") + t;
+  app.add_option("--target", args.target, "device target: " + targets)->capture_default_str();
   app.add_option("--shift", args.shift, "requantization shift (default: 7 + log2(K)/2, rounded)");
   app.add_option("--seed", args.seed, "random seed for A and B")->capture_default_str();
   app.add_option("--tile-m", args.tm, "force the tile height in blocks of BATCH rows");

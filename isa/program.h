@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -52,5 +53,17 @@ StatusOr<std::vector<uint8_t>> EncodeStream(const HwConfig& cfg, const std::vect
 // between data/uop segments or with the stream, addresses inside DRAM, uop
 // words that decode exactly.
 Status CheckProgramLayout(const HwConfig& cfg, const Program& prog);
+
+// Byte-addressed memory access for placing and checking programs (a DRAM model, a device).
+using MemoryWriter = std::function<Status(uint64_t addr, const void* src, uint64_t n)>;
+using MemoryReader = std::function<Status(uint64_t addr, void* dst, uint64_t n)>;
+
+// Writes what a program places in memory before it runs: the encoded stream
+// at text_addr and every data/uop segment (expectations are not written).
+Status PlaceProgram(const HwConfig& cfg, const Program& prog, const MemoryWriter& write);
+
+// Compares every .expect segment with memory. The error lists the first
+// mismatches (segment, element index, address, expected, actual).
+Status CheckExpectations(const Program& prog, const MemoryReader& read, int* checked_segments = nullptr);
 
 }  // namespace tessera

@@ -7,6 +7,7 @@
 
 #include <random>
 
+#include "driver/registry.h"
 #include "examples/matmul/tiled_matmul.h"
 #include "tests/support/random_isa.h"
 

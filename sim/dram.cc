@@ -2,19 +2,9 @@
 
 #include <cstring>
 
-#include "isa/base/file.h"
+#include "isa/base/memory_image.h"
 
 namespace tessera {
-namespace {
-
-constexpr char kImageMagic[8] = {'T', 'S', 'R', 'D', 'R', 'A', 'M', '\0'};
-constexpr uint32_t kImageVersion = 1;
-
-void PutLe(std::vector<uint8_t>& out, uint64_t v, int n) {
-  for (int i = 0; i < n; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
-}
-
-}  // namespace
 
 uint8_t* Dram::Page(uint64_t index) {
   if (index == last_index_) return last_page_;
@@ -97,43 +87,30 @@ std::vector<std::pair<uint64_t, std::vector<uint8_t>>> Dram::Segments() const {
   return out;
 }
 
-Status Dram::SaveImage(const std::string& path) const {
-  auto segs = Segments();
-  std::vector<uint8_t> out(kImageMagic, kImageMagic + sizeof(kImageMagic));
-  PutLe(out, kImageVersion, 4);
-  PutLe(out, segs.size(), 4);
-  for (const auto& [addr, bytes] : segs) {
-    PutLe(out, addr, 8);
-    PutLe(out, bytes.size(), 8);
-    out.insert(out.end(), bytes.begin(), bytes.end());
+std::vector<std::pair<uint64_t, uint64_t>> Dram::AllocatedRanges() const {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (const auto& [index, page] : pages_) {
+    const uint64_t addr = index * kPageBytes;
+    if (!out.empty() && out.back().first + out.back().second == addr)
+      out.back().second += kPageBytes;
+    else
+      out.emplace_back(addr, kPageBytes);
   }
-  return WriteFile(path, out);
+  return out;
+}
+
+Status Dram::SaveImage(const std::string& path) const {
+  std::vector<MemorySegment> image;
+  for (auto& [addr, bytes] : Segments()) image.push_back(MemorySegment{addr, std::move(bytes)});
+  return SaveMemoryImage(path, image);
 }
 
 Status Dram::LoadImage(const std::string& path) {
-  TSR_ASSIGN_OR_RETURN(std::vector<uint8_t> in, ReadBinaryFile(path));
-  auto le = [&](size_t pos, int n) {
-    uint64_t v = 0;
-    for (int i = 0; i < n; ++i) v |= static_cast<uint64_t>(in[pos + i]) << (8 * i);
-    return v;
-  };
-  if (in.size() < 16 || std::memcmp(in.data(), kImageMagic, sizeof(kImageMagic)) != 0)
-    return InvalidArgumentError("{}: not a Tessera DRAM image (bad magic)", path);
-  if (le(8, 4) != kImageVersion)
-    return InvalidArgumentError("{}: DRAM image version {} is not supported", path, le(8, 4));
-  uint64_t count = le(12, 4);
-  size_t pos = 16;
-  for (uint64_t i = 0; i < count; ++i) {
-    if (in.size() - pos < 16) return DataLossError("{}: truncated header of segment {}", path, i);
-    uint64_t addr = le(pos, 8), len = le(pos + 8, 8);
-    pos += 16;
-    if (len > in.size() - pos)
-      return DataLossError("{}: segment {} claims {} bytes, {} left", path, i, len, in.size() - pos);
-    Status s = Write(addr, in.data() + pos, len);
+  TSR_ASSIGN_OR_RETURN(std::vector<MemorySegment> image, LoadMemoryImage(path));
+  for (size_t i = 0; i < image.size(); ++i) {
+    Status s = Write(image[i].addr, image[i].bytes.data(), image[i].bytes.size());
     if (!s.ok()) return s.WithContext(fmt::format("{}: segment {}", path, i));
-    pos += len;
   }
-  if (pos != in.size()) return DataLossError("{}: {} trailing bytes", path, in.size() - pos);
   return OkStatus();
 }
 

@@ -30,8 +30,9 @@ class Dram {
   void WriteUnchecked(uint64_t addr, const void* src, uint64_t n);
   void FillUnchecked(uint64_t addr, uint8_t value, uint64_t n);
 
-  // Allocated pages as coalesced (address, bytes) segments.
+  // Allocated pages as coalesced (address, bytes) segments, and just their ranges.
   std::vector<std::pair<uint64_t, std::vector<uint8_t>>> Segments() const;
+  std::vector<std::pair<uint64_t, uint64_t>> AllocatedRanges() const;
   uint64_t allocated_bytes() const { return pages_.size() * kPageBytes; }
 
   // DRAM image files: "TSRDRAM\0", u32 version, u32 count, then per segment

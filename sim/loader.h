@@ -1,4 +1,5 @@
-// Placing a Program into DRAM and checking its expectations afterwards.
+// Placing a Program into a DRAM model and checking its expectations
+// afterwards (isa/program.h has the memory-agnostic versions).
 #pragma once
 
 #include "isa/base/status.h"
@@ -13,8 +14,7 @@ class Dram;
 // segment at its address (expectations are not written).
 Status LoadProgram(const HwConfig& cfg, const Program& prog, Dram* dram);
 
-// Compares every .expect segment with DRAM. The error lists the first
-// mismatches (segment, element index, address, expected, actual).
+// Compares every .expect segment with DRAM (CheckExpectations of isa/program.h).
 Status CheckExpectations(const Program& prog, const Dram& dram, int* checked_segments = nullptr);
 
 }  // namespace tessera

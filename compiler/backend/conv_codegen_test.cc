@@ -9,7 +9,7 @@
 #include <random>
 
 #include "compiler/backend/layout.h"
-#include "driver/device.h"
+#include "driver/registry.h"
 #include "isa/alu.h"
 #include "isa/config.h"
 #include "runtime/runtime.h"

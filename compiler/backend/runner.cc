@@ -8,6 +8,7 @@
 #include "compiler/backend/tsr.pb.h"
 #include "compiler/exec/executor.h"
 #include "compiler/exec/kernel.h"
+#include "driver/registry.h"
 #include "isa/base/math.h"
 #include "isa/isa.h"
 #include "runtime/runtime.h"
@@ -51,6 +52,7 @@ struct ModelRunner::Impl {
   HwConfig cfg;
   std::unique_ptr<ir::Graph> graph;
   std::string target;
+  bool has_timing = false;
   int64_t timeout_ms = -1;
   TraceSink* trace = nullptr;
   int64_t trace_cycles = 0;  // device time so far (the trace's timeline)
@@ -82,7 +84,11 @@ struct ModelRunner::Impl {
     target = opts.target;
     timeout_ms = opts.timeout_ms;
     trace = opts.trace;
-    if (target == "cpu") {
+    TSR_ASSIGN_OR_RETURN(const BackendInfo* backend, FindBackend(target));
+    has_timing = backend->has_timing;
+    if (!backend->is_device()) {  // cpu: the int8 reference executor runs the whole graph
+      TSR_RETURN_IF_ERROR(CheckBackendOptions(*backend, opts.backend));
+      if (trace) return InvalidArgumentError("target '{}' has no timing: it cannot write an instruction trace", target);
       TSR_ASSIGN_OR_RETURN(executor, exec::Executor::Create(*graph));
       return OkStatus();
     }
@@ -107,6 +113,7 @@ struct ModelRunner::Impl {
     const uint64_t avail = cfg.dram_size_bytes > data + reserve ? cfg.dram_size_bytes - data - reserve : 0;
     DeviceOptions dopts;
     dopts.trace = trace;
+    dopts.backend = opts.backend;
     if (code_all + reserve <= avail) {
       dopts.code_region_bytes = code_all + reserve;
     } else if (code_max + reserve <= avail) {
@@ -272,8 +279,6 @@ ModelRunner::ModelRunner(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ModelRunner::~ModelRunner() = default;
 
 StatusOr<std::unique_ptr<ModelRunner>> ModelRunner::Create(const tsr::Model& model, const RunnerOptions& opts) {
-  if (opts.target != "cpu" && opts.target != "ref" && opts.target != "sim")
-    return InvalidArgumentError("unknown target '{}' (available: cpu, ref, sim)", opts.target);
   auto impl = std::make_unique<Impl>();
   impl->model = &model;
   TSR_RETURN_IF_ERROR(impl->Init(opts));
@@ -286,6 +291,7 @@ StatusOr<std::vector<ir::Tensor>> ModelRunner::Run(const std::vector<ir::Tensor>
 
 const HwConfig& ModelRunner::config() const { return impl_->cfg; }
 const ir::Graph& ModelRunner::graph() const { return *impl_->graph; }
+bool ModelRunner::has_timing() const { return impl_->has_timing; }
 
 Roofline LayerRoofline(const HwConfig& cfg, const DeviceCounters& c) {
   Roofline r;

@@ -38,10 +38,11 @@ struct RunProfile {
 };
 
 struct RunnerOptions {
-  std::string target = "sim";               // ref | sim | cpu
+  std::string target = "sim";               // a target of the backend registry (driver/registry.h)
   const HwConfig* device_config = nullptr;  // the device's config, if not the artifact's own
   int64_t timeout_ms = -1;                  // per device run; < 0: the runtime's default
-  TraceSink* trace = nullptr;               // sim: instruction spans, plus one span per layer on track 4
+  TraceSink* trace = nullptr;   // targets with timing: instruction spans, plus one span per layer on track 4
+  BackendOptionValues backend;  // the target's own options
 };
 
 class ModelRunner {
@@ -54,6 +55,8 @@ class ModelRunner {
 
   const HwConfig& config() const;
   const ir::Graph& graph() const;
+  // Whether the target counts cycles (its registry row).
+  bool has_timing() const;
 
  private:
   struct Impl;

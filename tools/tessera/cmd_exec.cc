@@ -1,16 +1,18 @@
-// `tessera exec PROG.s|PROG.bin -c CONFIG --target ref [--dram-in F]
-//  [--dram-out F] [--stats-json F]`: runs a raw program on an engine and
-// checks the program's .expect segments.
+// `tessera exec PROG.s|PROG.bin -c CONFIG --target T [--dram-in F]
+//  [--dram-out F] [--stats-json F] [--trace F] [--insn-log F]`: runs a raw
+// program on a device like any other client: the program image is written to
+// device DRAM, the stream runs through Device::Run, the statistics are the
+// device's counters, and results are read back with Device::Read (the
+// program's .expect segments are checked).
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "driver/registry.h"
 #include "isa/asm.h"
 #include "isa/base/file.h"
-#include "sim/cycle_sim.h"
-#include "sim/dram.h"
-#include "sim/loader.h"
-#include "sim/ref.h"
+#include "isa/base/memory_image.h"
 #include "sim/trace.h"
+#include "tools/tessera/backend_flags.h"
 #include "tools/tessera/cli.h"
 #include "tools/tessera/common.h"
 
@@ -19,18 +21,55 @@ namespace {
 
 struct ExecOpts {
   std::string program, config, target = "ref", dram_in, dram_out, stats_json, trace, insn_log;
-  bool timing_only = false;
   int64_t max_cycles = 0;
   std::vector<std::string> dump;
-  bool no_race_check = false;
+  BackendOptionValues backend;
 };
 
-// Prints the DRAM contents now at a named segment of the program, as its type.
-Status DumpSegment(const Program& prog, const Dram& dram, const std::string& name) {
+// The instruction log: each instruction's module, start and end cycle, in completion order.
+class InsnLog final : public TraceSink {
+ public:
+  InsnLog(const HwConfig& cfg, const Program& prog) : cfg_(cfg), prog_(prog) {}
+  void Span(int track, const std::string&, int64_t start, int64_t end, int64_t index) override {
+    if (track < 1 || track > kNumModules || index < 0 || index >= static_cast<int64_t>(prog_.insns.size())) return;
+    text_ += fmt::format("{},{},{},{},{}\n", index, ModuleName(static_cast<Module>(track - 1)), start, end,
+                         FormatInstruction(cfg_, prog_.insns[static_cast<size_t>(index)]));
+  }
+  void Counter(const std::string&, int64_t, int64_t) override {}
+  const std::string& text() const { return text_; }
+
+ private:
+  const HwConfig& cfg_;
+  const Program& prog_;
+  std::string text_ = "index,module,start,end,instruction\n";
+};
+
+// Forwards to every sink given.
+class TeeTrace final : public TraceSink {
+ public:
+  void Add(TraceSink* s) { sinks_.push_back(s); }
+  bool empty() const { return sinks_.empty(); }
+  void Span(int track, const std::string& name, int64_t start, int64_t end, int64_t index) override {
+    for (TraceSink* s : sinks_) s->Span(track, name, start, end, index);
+  }
+  void Counter(const std::string& name, int64_t cycle, int64_t value) override {
+    for (TraceSink* s : sinks_) s->Counter(name, cycle, value);
+  }
+
+ private:
+  std::vector<TraceSink*> sinks_;
+};
+
+MemoryReader ReaderOf(Device& dev) {
+  return [&dev](uint64_t addr, void* dst, uint64_t n) { return dev.Read(addr, dst, n); };
+}
+
+// Prints the device memory now at a named segment of the program, as its type.
+Status DumpSegment(const Program& prog, Device& dev, const std::string& name) {
   for (const Segment& s : prog.segments) {
     if (s.name != name) continue;
     Segment now = s;
-    TSR_RETURN_IF_ERROR(dram.Read(s.addr, now.bytes.data(), now.bytes.size()));
+    TSR_RETURN_IF_ERROR(dev.Read(s.addr, now.bytes.data(), now.bytes.size()));
     std::printf("%s @ 0x%llx (%zu x %s):\n", name.c_str(), static_cast<unsigned long long>(s.addr), s.count(),
                 ElemTypeName(s.type));
     for (size_t i = 0; i < now.count(); ++i)
@@ -41,74 +80,143 @@ Status DumpSegment(const Program& prog, const Dram& dram, const std::string& nam
   return NotFoundError("--dump {}: the program has no segment of that name", name);
 }
 
+// The device's DRAM as an image: the ranges that can hold data, all-zero 64 KiB blocks left out.
+Status SaveDeviceImage(Device& dev, const std::string& path) {
+  constexpr uint64_t kBlock = uint64_t{1} << 16;
+  std::vector<MemorySegment> image;
+  std::vector<uint8_t> block;
+  for (const auto& [base, bytes] : dev.PopulatedRanges()) {
+    for (uint64_t off = 0; off < bytes; off += kBlock) {
+      const uint64_t n = std::min(kBlock, bytes - off);
+      block.resize(n);
+      TSR_RETURN_IF_ERROR(dev.Read(base + off, block.data(), n));
+      bool zero = true;
+      for (uint8_t b : block) zero = zero && b == 0;
+      if (zero) continue;
+      if (!image.empty() && image.back().addr + image.back().bytes.size() == base + off)
+        image.back().bytes.insert(image.back().bytes.end(), block.begin(), block.end());
+      else
+        image.push_back(MemorySegment{base + off, block});
+    }
+  }
+  return SaveMemoryImage(path, image);
+}
+
+nlohmann::json ModuleJson(const DeviceCounters::Module& m, int64_t cycles) {
+  return nlohmann::json{{"busy", m.busy},
+                        {"wait_token", m.wait_token},
+                        {"wait_queue", m.wait_queue},
+                        {"wait_memory", m.wait_memory},
+                        {"idle", cycles - m.busy - m.wait_token - m.wait_queue - m.wait_memory}};
+}
+
+// The --stats-json object: the counters of the run, named as docs/formats.md lists them.
+nlohmann::json StatsJson(const Device& dev, const DeviceCounters& c) {
+  nlohmann::json j = nlohmann::json::object();
+  j["target"] = dev.target();
+  j["config"] = dev.config().name;
+  nlohmann::json ins = nlohmann::json::object();
+  for (const OpcodeInfo& op : kOpcodes) {
+    std::string name(op.name);
+    for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    ins[name] = c.insns_by_opcode[static_cast<size_t>(op.op)];
+  }
+  j["instructions"] = ins;
+  j["dram_read_bytes"] = c.dram_read_bytes;
+  nlohmann::json by_kind = {{"insn", c.insn_fetch_bytes}};
+  for (const MemInfo& m : kMemTypes)
+    if (m.loadable) by_kind[std::string(m.name)] = c.load_bytes_by_mem[static_cast<size_t>(m.mem)];
+  j["dram_read_bytes_by_kind"] = by_kind;
+  j["dram_write_bytes"] = c.dram_write_bytes;
+  j["macs"] = c.macs;
+  j["gemm_iterations"] = c.gemm_iterations;
+  j["alu_iterations"] = c.alu_iterations;
+  j["uop_loads"] = c.uop_loads;
+  if (!dev.has_timing()) return j;
+  j["cycles"] = c.cycles;
+  j["gemm_utilization"] = c.GemmUtilization(dev.config());
+  j["gemm_macs"] = c.macs;
+  j["dram_busy_cycles"] = c.dram_busy_cycles;
+  j["dram_bandwidth_utilization"] = c.cycles ? static_cast<double>(c.dram_busy_cycles) / c.cycles : 0.0;
+  j["fetch"] = ModuleJson(c.fetch, c.cycles);
+  j["load"] = ModuleJson(c.load, c.cycles);
+  j["compute"] = ModuleJson(c.compute, c.cycles);
+  j["store"] = ModuleJson(c.store, c.cycles);
+  return j;
+}
+
+void PrintSummary(const Device& dev, const DeviceCounters& c) {
+  const HwConfig& cfg = dev.config();
+  if (!dev.has_timing()) {
+    std::printf("%s: %lld instructions, %lld MACs, DRAM read %lld B, written %lld B\n", dev.target().c_str(),
+                static_cast<long long>(c.insns), static_cast<long long>(c.macs),
+                static_cast<long long>(c.dram_read_bytes), static_cast<long long>(c.dram_write_bytes));
+    return;
+  }
+  std::printf(
+      "%s: %lld cycles (%.3f ms at %g MHz), %lld instructions, %lld MACs, GEMM utilization %.1f%%, "
+      "DRAM read %lld B, written %lld B\n",
+      dev.target().c_str(), static_cast<long long>(c.cycles), c.cycles / cfg.clock_mhz / 1000.0, cfg.clock_mhz,
+      static_cast<long long>(c.insns), static_cast<long long>(c.macs), 100.0 * c.GemmUtilization(cfg),
+      static_cast<long long>(c.dram_read_bytes), static_cast<long long>(c.dram_write_bytes));
+  std::printf("  %-8s %10s %10s %10s %10s %10s\n", "module", "busy", "wait_token", "wait_queue", "wait_mem", "idle");
+  const std::pair<const char*, const DeviceCounters::Module*> rows[] = {
+      {"fetch", &c.fetch}, {"load", &c.load}, {"compute", &c.compute}, {"store", &c.store}};
+  for (const auto& [name, m] : rows)
+    std::printf("  %-8s %10lld %10lld %10lld %10lld %10lld\n", name, static_cast<long long>(m->busy),
+                static_cast<long long>(m->wait_token), static_cast<long long>(m->wait_queue),
+                static_cast<long long>(m->wait_memory),
+                static_cast<long long>(c.cycles - m->busy - m->wait_token - m->wait_queue - m->wait_memory));
+}
+
 Status RunExec(const ExecOpts& o, bool* expectations_failed) {
   TSR_ASSIGN_OR_RETURN(HwConfig cfg, LoadHwConfig(o.config));
   TSR_ASSIGN_OR_RETURN(Program prog, LoadProgramFile(cfg, o.program));
-  Dram dram(cfg.dram_size_bytes);
-  TSR_RETURN_IF_ERROR(LoadProgram(cfg, prog, &dram));
-  if (!o.dram_in.empty()) TSR_RETURN_IF_ERROR(dram.LoadImage(o.dram_in));
+  TSR_ASSIGN_OR_RETURN(const BackendInfo* backend, FindDeviceBackend(o.target));
+  const bool timed_outputs = !o.trace.empty() || !o.insn_log.empty() || o.max_cycles > 0;
+  if (timed_outputs && !backend->has_timing)
+    return InvalidArgumentError("--trace, --insn-log and --max-cycles need a target with timing; '{}' has none",
+                                o.target);
+  ChromeTrace chrome(cfg.clock_mhz);
+  InsnLog log(cfg, prog);
+  TeeTrace tee;
+  if (!o.trace.empty()) tee.Add(&chrome);
+  if (!o.insn_log.empty()) tee.Add(&log);
+  DeviceOptions dopts;
+  dopts.backend = o.backend;
+  if (!tee.empty()) dopts.trace = &tee;
+  TSR_ASSIGN_OR_RETURN(std::unique_ptr<Device> dev, OpenDevice(o.target, cfg, dopts));
 
-  nlohmann::json stats = nlohmann::json::object();
-  stats["target"] = o.target;
-  stats["config"] = cfg.name;
-  if (o.target == "ref") {
-    RefSim ref(cfg, &dram);
-    RefOptions opts;
-    opts.check_races = !o.no_race_check;
-    TSR_RETURN_IF_ERROR(ref.Run(prog.text_addr, static_cast<int64_t>(prog.insns.size()), opts).WithContext(o.program));
-    ref.stats().AddToJson(&stats);
-    const ExecStats& s = ref.stats();
-    std::printf("ref: %lld instructions, %lld MACs, DRAM read %lld B, written %lld B\n",
-                static_cast<long long>(s.total_insns()), static_cast<long long>(s.macs),
-                static_cast<long long>(s.total_dram_read_bytes()), static_cast<long long>(s.dram_write_bytes));
-  } else if (o.target == "sim") {
-    CycleSim sim(cfg, &dram);
-    CycleOptions opts;
-    opts.compute_data = !o.timing_only;
-    opts.record_instructions = !o.insn_log.empty();
-    opts.max_cycles = o.max_cycles;
-    ChromeTrace trace(cfg.clock_mhz);
-    if (!o.trace.empty()) opts.trace = &trace;
-    TSR_RETURN_IF_ERROR(sim.Run(prog.text_addr, static_cast<int64_t>(prog.insns.size()), opts).WithContext(o.program));
-    const CycleStats& s = sim.stats();
-    s.AddToJson(&stats);
-    std::printf(
-        "sim: %lld cycles (%.3f ms at %g MHz), %lld instructions, %lld MACs, GEMM utilization %.1f%%, "
-        "DRAM read %lld B, written %lld B\n",
-        static_cast<long long>(s.cycles), s.cycles / cfg.clock_mhz / 1000.0, cfg.clock_mhz,
-        static_cast<long long>(s.exec.total_insns()), static_cast<long long>(s.gemm_macs), 100.0 * s.gemm_utilization,
-        static_cast<long long>(s.exec.total_dram_read_bytes()), static_cast<long long>(s.exec.dram_write_bytes));
-    std::printf("  %-8s %10s %10s %10s %10s %10s\n", "module", "busy", "wait_token", "wait_queue", "wait_mem", "idle");
-    const std::pair<const char*, const ModuleCycles*> rows[] = {
-        {"fetch", &s.fetch}, {"load", &s.load}, {"compute", &s.compute}, {"store", &s.store}};
-    for (const auto& [name, m] : rows)
-      std::printf("  %-8s %10lld %10lld %10lld %10lld %10lld\n", name, static_cast<long long>(m->busy),
-                  static_cast<long long>(m->wait_token), static_cast<long long>(m->wait_queue),
-                  static_cast<long long>(m->wait_memory), static_cast<long long>(m->idle));
-    if (!o.trace.empty()) TSR_RETURN_IF_ERROR(trace.Write(o.trace));
-    if (!o.insn_log.empty()) {
-      std::string log = "index,module,start,end,instruction\n";
-      for (const InsnTiming& it : s.instructions)
-        log += fmt::format("{},{},{},{},{}\n", it.index, ModuleName(it.module), it.start, it.end,
-                           FormatInstruction(cfg, prog.insns[it.index]));
-      TSR_RETURN_IF_ERROR(WriteFile(o.insn_log, log));
-    }
-    if (o.timing_only) return OkStatus();  // no data: expectations are not meaningful
-  } else {
-    return InvalidArgumentError("unknown target '{}' (available: ref, sim)", o.target);
+  // The program addresses device DRAM directly: its image goes where it says.
+  TSR_RETURN_IF_ERROR(PlaceProgram(cfg, prog, [&dev](uint64_t addr, const void* src, uint64_t n) {
+                        return dev->Write(addr, src, n);
+                      }).WithContext(o.program));
+  if (!o.dram_in.empty()) {
+    TSR_ASSIGN_OR_RETURN(std::vector<MemorySegment> image, LoadMemoryImage(o.dram_in));
+    for (size_t i = 0; i < image.size(); ++i)
+      TSR_RETURN_IF_ERROR(dev->Write(image[i].addr, image[i].bytes.data(), image[i].bytes.size())
+                              .WithContext(fmt::format("{}: segment {}", o.dram_in, i)));
   }
+  TSR_RETURN_IF_ERROR(dev->StartWithWatchdog(prog.text_addr, static_cast<int64_t>(prog.insns.size()),
+                                             static_cast<uint64_t>(o.max_cycles)));
+  TSR_RETURN_IF_ERROR(dev->Wait().WithContext(o.program));
+  const DeviceCounters c = dev->ReadCounters();
+  PrintSummary(*dev, c);
+  if (!o.trace.empty()) TSR_RETURN_IF_ERROR(chrome.Write(o.trace));
+  if (!o.insn_log.empty()) TSR_RETURN_IF_ERROR(WriteFile(o.insn_log, log.text()));
+  if (!o.stats_json.empty()) TSR_RETURN_IF_ERROR(WriteFile(o.stats_json, StatsJson(*dev, c).dump(2) + "\n"));
+  if (!dev->computes_data()) return OkStatus();  // no data: expectations, dumps and images are not meaningful
 
   int checked = 0;
-  Status expect = CheckExpectations(prog, dram, &checked);
+  Status expect = CheckExpectations(prog, ReaderOf(*dev), &checked);
   if (!expect.ok()) {
     std::printf("FAIL: %s\n", expect.message().c_str());
     *expectations_failed = true;
   } else if (checked > 0) {
     std::printf("PASS: %d expectation segment(s) match\n", checked);
   }
-  for (const std::string& name : o.dump) TSR_RETURN_IF_ERROR(DumpSegment(prog, dram, name));
-  if (!o.dram_out.empty()) TSR_RETURN_IF_ERROR(dram.SaveImage(o.dram_out));
-  if (!o.stats_json.empty()) TSR_RETURN_IF_ERROR(WriteFile(o.stats_json, stats.dump(2) + "\n"));
+  for (const std::string& name : o.dump) TSR_RETURN_IF_ERROR(DumpSegment(prog, *dev, name));
+  if (!o.dram_out.empty()) TSR_RETURN_IF_ERROR(SaveDeviceImage(*dev, o.dram_out));
   return OkStatus();
 }
 
@@ -116,20 +224,20 @@ Status RunExec(const ExecOpts& o, bool* expectations_failed) {
 
 void AddExecCommand(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<ExecOpts>();
-  CLI::App* cmd = app.add_subcommand("exec", "Run a raw program (text or object) on an engine");
+  CLI::App* cmd = app.add_subcommand("exec", "Run a raw program (text or object) on a device target");
   cmd->add_option("program", o->program, "Program (.s source or .bin object)")->required();
   cmd->add_option("-c,--config", o->config, "Hardware config JSON")->required();
-  cmd->add_option("--target", o->target, "Engine: ref (functional) or sim (cycle-accurate)")->capture_default_str();
-  cmd->add_option("--trace", o->trace, "sim: write a Chrome Trace Event JSON file (open in Perfetto)");
-  cmd->add_option("--insn-log", o->insn_log, "sim: write each instruction's start and end cycle as CSV");
-  cmd->add_option("--max-cycles", o->max_cycles, "sim: watchdog cycle limit (default 10^12)");
-  cmd->add_flag("--timing-only", o->timing_only,
-                "sim: skip data (faster); DRAM results and expectations are not produced");
+  cmd->add_option("--target", o->target, "Device target: " + TargetHelp(true))->capture_default_str();
+  cmd->add_option("--trace", o->trace, "Targets with timing: write a Chrome Trace Event JSON file (open in Perfetto)");
+  cmd->add_option("--insn-log", o->insn_log,
+                  "Targets with timing: write each instruction's start and end cycle as CSV");
+  cmd->add_option("--max-cycles", o->max_cycles, "Targets with timing: the device watchdog in cycles (default: none)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--dram-in", o->dram_in, "DRAM image loaded over the program's data before the run");
   cmd->add_option("--dram-out", o->dram_out, "Write the DRAM image after the run");
-  cmd->add_option("--stats-json", o->stats_json, "Write statistics as JSON");
+  cmd->add_option("--stats-json", o->stats_json, "Write the run's counters as JSON");
   cmd->add_option("--dump", o->dump, "Print a named data/expect segment's DRAM contents after the run");
-  cmd->add_flag("--no-race-check", o->no_race_check, "ref: skip the dependency-token race detector");
+  AddBackendFlags(cmd, &o->backend);
   cmd->callback([o, &exit_code] {
     bool failed = false;
     Status st = RunExec(*o, &failed);

@@ -9,6 +9,8 @@
 #include "compiler/exec/executor.h"
 #include "compiler/ir/graph.h"
 #include "compiler/pipeline/npy_tensor.h"
+#include "driver/registry.h"
+#include "tools/tessera/backend_flags.h"
 #include "tools/tessera/cli.h"
 #include "tools/tessera/compile_flags.h"
 #include "tools/tessera/run_compiled.h"
@@ -21,6 +23,7 @@ struct RunOpts {
   bool profile = false;
   int repeat = 1;
   CompileFlags flags;
+  BackendOptionValues backend;
 };
 
 std::string OutputPath(const std::string& base, size_t i) {
@@ -34,10 +37,16 @@ Status RunModel(const RunOpts& o) {
     RunCompiledOpts c;
     c.model = o.model, c.target = o.target, c.input = o.input, c.output = o.output;
     c.stats_json = o.stats_json, c.trace = o.trace, c.config = o.config;
+    c.backend = o.backend;
     return RunCompiledModel(c);
   }
-  if (o.target != "cpu")
-    return UnimplementedError("target '{}' is not available for models (available: cpu)", o.target);
+  TSR_ASSIGN_OR_RETURN(const BackendInfo* backend, FindBackend(o.target));
+  if (backend->is_device())
+    return InvalidArgumentError(
+        "{}: target '{}' runs compiled models: compile it first (tessera compile ... -o MODEL.tsr); an .onnx or .tir "
+        "model runs on cpu",
+        o.model, o.target);
+  TSR_RETURN_IF_ERROR(CheckBackendOptions(*backend, o.backend));
   TSR_ASSIGN_OR_RETURN(ir::Tensor x, compiler::LoadNpyTensor(o.input));
   compiler::CompileOptions co;
   std::unique_ptr<ir::Tensor> calib;
@@ -91,7 +100,8 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
       "run",
       "Run a compiled model (.tsr) on cpu|ref|sim, or compile and run a model on the CPU (fp32, int8 with --calib)");
   cmd->add_option("model", o->model, "Model: .tsr (compiled), .onnx or .tir")->required();
-  cmd->add_option("--target", o->target, "Where to run: cpu (int8 reference executor), ref or sim (.tsr only)");
+  cmd->add_option("--target", o->target, "Where to run (devices: .tsr only): " + TargetHelp(false))
+      ->capture_default_str();
   cmd->add_option("--stats-json", o->stats_json, ".tsr: write cycles, utilization, DRAM traffic and per-layer stats");
   cmd->add_option("--trace", o->trace, ".tsr: write a Chrome Trace Event file of the layers");
   cmd->add_option("-c,--config", o->config, ".tsr: the device's hardware config (default: the model's own)");
@@ -100,6 +110,7 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
   cmd->add_flag("--profile", o->profile, "Print the time of every node");
   cmd->add_option("--repeat", o->repeat, "Run this many times and report the best time");
   AddCompileFlags(cmd, &o->flags, false);
+  AddBackendFlags(cmd, &o->backend);
   OnRun(cmd, exit_code, [o] { return RunModel(*o); });
 }
 

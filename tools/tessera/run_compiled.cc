@@ -10,6 +10,7 @@
 #include "compiler/backend/runner.h"
 #include "compiler/backend/tsr.pb.h"
 #include "compiler/pipeline/npy_tensor.h"
+#include "driver/registry.h"
 #include "isa/base/file.h"
 #include "sim/trace.h"
 
@@ -45,7 +46,9 @@ Status RunCompiledModel(const RunCompiledOpts& o) {
   backend::RunnerOptions ro;
   ro.target = o.target;
   std::unique_ptr<ChromeTrace> trace;
-  if (!o.trace.empty() && o.target == "sim") {
+  TSR_ASSIGN_OR_RETURN(const BackendInfo* backend, FindBackend(o.target));
+  ro.backend = o.backend;
+  if (!o.trace.empty() && backend->has_timing) {
     auto cfg0 = ParseHwConfig(model->config_json(), o.model);
     if (!cfg0.ok()) return cfg0.status();
     trace = std::make_unique<ChromeTrace>(cfg0->clock_mhz);
@@ -111,9 +114,9 @@ Status RunCompiledModel(const RunCompiledOpts& o) {
     TSR_RETURN_IF_ERROR(compiler::SaveNpyTensor(path, cat));
   }
 
-  const bool timing = o.target == "sim";
+  const bool timing = runner->has_timing();
   const double peak = static_cast<double>(cfg.macs_per_cycle);
-  if (!o.quiet && o.target != "cpu") {
+  if (!o.quiet && backend->is_device()) {
     std::printf("%-44s %-9s %11s %8s %11s %11s %-8s %9s %11s\n", "layer", "op", "cycles", "GEMM", "DRAM read",
                 "DRAM write", "bound", "roofline", "predicted");
     for (const LayerTotals& l : layers) {

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "driver/backend_options.h"
 #include "isa/base/status.h"
 
 namespace tessera::cli {
@@ -13,6 +14,7 @@ namespace tessera::cli {
 struct RunCompiledOpts {
   std::string model, target = "sim", input, output, stats_json, trace, config;
   bool quiet = false;
+  BackendOptionValues backend;
 };
 
 Status RunCompiledModel(const RunCompiledOpts& o);

@@ -1,6 +1,6 @@
 # A missing dependency token is reported as a race with both instructions.
 # RUN: not %tessera exec %s -c %configs/default.json 2>&1 | FileCheck %s
-# CHECK: tessera: error: {{.*}}exec-faults.s: race on inp entry 0: instruction 2 (GEMM {{.*}}) on the compute module reads it, but the write by instruction 0 (LOAD {{.*}}) on the load module is not ordered before it by a dependency token
+# CHECK: tessera: error: {{.*}}exec-faults.s: device {{.*}} failed: token error at instruction 2: race on inp entry 0: instruction 2 (GEMM {{.*}}) on the compute module reads it, but the write by instruction 0 (LOAD {{.*}}) on the load module is not ordered before it by a dependency token
 .uops k 0x1000
   dst=0 src=0 wgt=0
 .end

@@ -1,13 +1,15 @@
 // The `sim` backend: the cycle-accurate simulator behind the register
 // protocol. The watchdog is in device cycles, CycleOptions::max_cycles; the
 // counters are the simulator's per-run statistics.
-#include "driver/backends.h"
-#include "driver/sim_device.h"
+#include "driver/registry.h"
+#include "driver/simulated/simulated_device.h"
 #include "sim/cycle_sim.h"
 #include "sim/trace.h"
 
 namespace tessera {
 namespace {
+
+constexpr char kTimingOnly[] = "timing-only";
 
 DeviceCounters::Module ToModule(const ModuleCycles& m) {
   return DeviceCounters::Module{m.busy, m.wait_token, m.wait_queue, m.wait_memory};
@@ -32,26 +34,28 @@ class OffsetTrace final : public TraceSink {
 class CycleDevice final : public SimulatedDevice {
  public:
   CycleDevice(const HwConfig& cfg, const DeviceOptions& opts)
-      : SimulatedDevice(cfg, "sim", opts), sim_(cfg_, &dram_), trace_(opts.trace) {}
+      : SimulatedDevice(cfg, "sim", opts),
+        sim_(cfg_, &dram_),
+        trace_(opts.trace),
+        timing_only_(opts.backend.Flag(kTimingOnly)) {}
   bool has_timing() const override { return true; }
+  bool computes_data() const override { return !timing_only_; }
 
  protected:
   EngineRun Execute(uint64_t insn_addr, int64_t count, uint64_t watchdog_cycles) override {
     CycleOptions o;
     o.max_cycles = static_cast<int64_t>(watchdog_cycles);
+    o.compute_data = !timing_only_;
     OffsetTrace shifted(trace_, elapsed_);
     if (trace_) o.trace = &shifted;
     EngineRun r;
     r.status = sim_.Run(insn_addr, count, o);
     const CycleStats& s = sim_.stats();
     elapsed_ += s.cycles;
+    r.counters = FunctionalCounters(s.exec);
     r.counters.cycles = s.cycles;
-    r.counters.insns = s.exec.total_insns();
-    r.counters.macs = s.gemm_macs;
-    r.counters.gemm_iterations = s.exec.gemm_iterations;
-    r.counters.alu_iterations = s.exec.alu_iterations;
-    r.counters.dram_read_bytes = s.exec.total_dram_read_bytes();
-    r.counters.dram_write_bytes = s.exec.dram_write_bytes;
+    r.counters.macs = s.gemm_macs;  // counted in timing-only runs too
+    r.counters.dram_busy_cycles = s.dram_busy_cycles;
     r.counters.fetch = ToModule(s.fetch);
     r.counters.load = ToModule(s.load);
     r.counters.compute = ToModule(s.compute);
@@ -62,13 +66,25 @@ class CycleDevice final : public SimulatedDevice {
  private:
   CycleSim sim_;
   TraceSink* trace_;
+  bool timing_only_;
   int64_t elapsed_ = 0;  // device cycles of all earlier runs (the trace's timeline)
 };
 
+StatusOr<std::unique_ptr<Device>> OpenSim(const HwConfig& cfg, const DeviceOptions& opts) {
+  return std::unique_ptr<Device>(std::make_unique<CycleDevice>(cfg, opts));
+}
+
 }  // namespace
 
-std::unique_ptr<Device> NewCycleDevice(const HwConfig& cfg, const DeviceOptions& opts) {
-  return std::make_unique<CycleDevice>(cfg, opts);
+BackendInfo SimBackend() {
+  BackendInfo b;
+  b.name = "sim";
+  b.description = "cycle-accurate simulator of the timing contract (docs/microarch.md)";
+  b.has_timing = true;
+  b.open = OpenSim;
+  b.options = {{kTimingOnly, BackendOptionType::kFlag,
+                "skip data (faster): cycles only, DRAM results and expectations are not produced"}};
+  return b;
 }
 
 }  // namespace tessera

@@ -1,4 +1,4 @@
-#include "driver/sim_device.h"
+#include "driver/simulated/simulated_device.h"
 
 #include <cctype>
 
@@ -31,6 +31,21 @@ uint32_t ErrorInsnOfStatus(const Status& s) {
   return regs::kNoInsn;
 }
 
+DeviceCounters FunctionalCounters(const ExecStats& s) {
+  DeviceCounters c;
+  c.insns = s.total_insns();
+  c.macs = s.macs;
+  c.gemm_iterations = s.gemm_iterations;
+  c.alu_iterations = s.alu_iterations;
+  c.dram_read_bytes = s.total_dram_read_bytes();
+  c.dram_write_bytes = s.dram_write_bytes;
+  for (size_t i = 0; i < c.insns_by_opcode.size(); ++i) c.insns_by_opcode[i] = s.insns[i];
+  c.insn_fetch_bytes = s.insn_fetch_bytes;
+  for (size_t i = 0; i < c.load_bytes_by_mem.size(); ++i) c.load_bytes_by_mem[i] = s.dram_read_bytes[i];
+  c.uop_loads = s.uop_loads;
+  return c;
+}
+
 SimulatedDevice::SimulatedDevice(const HwConfig& cfg, std::string target, const DeviceOptions& opts)
     : Device(cfg, std::move(target), 0, cfg.dram_size_bytes, opts), dram_(cfg.dram_size_bytes) {}
 
@@ -43,6 +58,8 @@ Status SimulatedDevice::Read(uint64_t phys, void* dst, uint64_t n) const {
   Status s = dram_.Read(phys, dst, n);
   return s.ok() ? s : s.WithContext(fmt::format("device '{}' read", target()));
 }
+
+std::vector<std::pair<uint64_t, uint64_t>> SimulatedDevice::PopulatedRanges() const { return dram_.AllocatedRanges(); }
 
 uint32_t SimulatedDevice::ReadReg(uint32_t off) {
   if (off >= regs::kCounterBase && off < regs::kRegisterWindowBytes) {
@@ -119,6 +136,11 @@ void SimulatedDevice::StartRun() {
     set(regs::ModuleCounter(m, 2), mods[m]->wait_queue);
     set(regs::ModuleCounter(m, 3), mods[m]->wait_memory);
   }
+  for (const OpcodeInfo& op : kOpcodes) set(regs::OpcodeCounter(op.op), c.insns_by_opcode[static_cast<size_t>(op.op)]);
+  set(Counter::kInsnFetchBytes, c.insn_fetch_bytes);
+  for (const MemInfo& m : kMemTypes) set(regs::MemCounter(m.mem), c.load_bytes_by_mem[static_cast<size_t>(m.mem)]);
+  set(Counter::kUopLoads, c.uop_loads);
+  set(Counter::kDramBusyCycles, c.dram_busy_cycles);
   if (r.status.ok()) {
     status_ = regs::kStatusDone;
   } else {

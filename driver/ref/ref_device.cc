@@ -3,12 +3,14 @@
 // back to milliseconds of host wall time (RefOptions::timeout_ms).
 #include <cmath>
 
-#include "driver/backends.h"
-#include "driver/sim_device.h"
+#include "driver/registry.h"
+#include "driver/simulated/simulated_device.h"
 #include "sim/ref.h"
 
 namespace tessera {
 namespace {
+
+constexpr char kNoRaceCheck[] = "no-race-check";
 
 class RefDevice final : public SimulatedDevice {
  public:
@@ -18,20 +20,14 @@ class RefDevice final : public SimulatedDevice {
  protected:
   EngineRun Execute(uint64_t insn_addr, int64_t count, uint64_t watchdog_cycles) override {
     RefOptions o;
-    o.check_races = opts_.check_races;
+    o.check_races = !opts_.backend.Flag(kNoRaceCheck);
     if (watchdog_cycles > 0)
       o.timeout_ms = std::max<int64_t>(
           1, static_cast<int64_t>(std::ceil(static_cast<double>(watchdog_cycles) / (cfg_.clock_mhz * 1000.0))));
-    const ExecStats before = ref_.stats();  // ref's counters accumulate across runs
+    ref_.core().stats() = ExecStats();  // ref's statistics accumulate across runs; the counters are per run
     EngineRun r;
     r.status = ref_.Run(insn_addr, count, o);
-    const ExecStats& after = ref_.stats();
-    r.counters.insns = after.total_insns() - before.total_insns();
-    r.counters.macs = after.macs - before.macs;
-    r.counters.gemm_iterations = after.gemm_iterations - before.gemm_iterations;
-    r.counters.alu_iterations = after.alu_iterations - before.alu_iterations;
-    r.counters.dram_read_bytes = after.total_dram_read_bytes() - before.total_dram_read_bytes();
-    r.counters.dram_write_bytes = after.dram_write_bytes - before.dram_write_bytes;
+    r.counters = FunctionalCounters(ref_.stats());
     return r;
   }
 
@@ -39,10 +35,20 @@ class RefDevice final : public SimulatedDevice {
   RefSim ref_;
 };
 
+StatusOr<std::unique_ptr<Device>> OpenRef(const HwConfig& cfg, const DeviceOptions& opts) {
+  return std::unique_ptr<Device>(std::make_unique<RefDevice>(cfg, opts));
+}
+
 }  // namespace
 
-std::unique_ptr<Device> NewRefDevice(const HwConfig& cfg, const DeviceOptions& opts) {
-  return std::make_unique<RefDevice>(cfg, opts);
+BackendInfo RefBackend() {
+  BackendInfo b;
+  b.name = "ref";
+  b.description = "functional reference simulator (golden model; races, deadlocks, token errors)";
+  b.has_timing = false;
+  b.open = OpenRef;
+  b.options = {{kNoRaceCheck, BackendOptionType::kFlag, "skip the dependency-token race detector"}};
+  return b;
 }
 
 }  // namespace tessera

@@ -1,4 +1,4 @@
-// Base of the in-process simulated backends (ref, sim): a DRAM of
+// Base of the in-process simulated backends (ref, sim): a sparse DRAM model of
 // cfg.dram_size_bytes and an emulation of the control-register file of
 // driver/regs.h. Writing CTRL.START runs the engine to completion in the
 // calling thread, then raises DONE or ERROR with the error code, the faulting
@@ -10,6 +10,7 @@
 
 #include "driver/device.h"
 #include "sim/dram.h"
+#include "sim/stats.h"
 
 namespace tessera {
 
@@ -19,9 +20,8 @@ class SimulatedDevice : public Device {
   Status Read(uint64_t phys, void* dst, uint64_t n) const override;
   uint32_t ReadReg(uint32_t offset) override;
   void WriteReg(uint32_t offset, uint32_t value) override;
-
-  // Direct DRAM access for tests and tools.
-  Dram& dram() { return dram_; }
+  // The DRAM model's allocated pages.
+  std::vector<std::pair<uint64_t, uint64_t>> PopulatedRanges() const override;
 
  protected:
   SimulatedDevice(const HwConfig& cfg, std::string target, const DeviceOptions& opts);
@@ -46,6 +46,9 @@ class SimulatedDevice : public Device {
   std::array<uint64_t, regs::kNumCounters> counters_{};
   std::string detail_;
 };
+
+// The functional counters of a run (instructions, MACs, iterations, DRAM traffic).
+DeviceCounters FunctionalCounters(const ExecStats& s);
 
 // The engine's Status mapped onto the ERROR_CODE register, and the
 // instruction index its message names ("instruction N"), if any.
