@@ -14,6 +14,7 @@
 #include "isa/encoding.h"
 #include "sim/dram.h"
 #include "sim/mem_port.h"
+#include "sim/timing.h"
 #include "sim/tokens.h"
 #include "sim/trace.h"
 
@@ -34,16 +35,14 @@ struct Dma {
   uint64_t elem = 0, dram = 0, x_stride = 0, row_bytes = 0;
   int64_t rows = 0, row = 0;
   uint64_t offset = 0;
-  int64_t ready_base = 0;  // LOAD: R0; STORE: S + T_setup
+  int64_t ready_base = 0;  // LOAD: R0; STORE: the cycle the out scratchpad read starts
   int64_t y_pad0 = 0, y_size = 0, x_size = 0;
   int64_t last_accept = -1, last_completion = 0;
 
   bool Done() const { return row >= rows; }
   uint64_t RowAddr() const { return (dram + static_cast<uint64_t>(row) * x_stride) * elem; }
   int64_t RowReady() const {
-    if (!write) return ready_base;
-    const int64_t data_rows = std::clamp<int64_t>(row - y_pad0 + 1, 0, y_size);
-    return ready_base + data_rows * x_size;
+    return write ? timing::StoreRowReady(ready_base, y_pad0, y_size, x_size, row) : ready_base;
   }
   int64_t NextReady() const { return std::max(RowReady(), last_accept + 1); }
 };
@@ -185,26 +184,26 @@ class Engine {
       case Opcode::kLoad:
       case Opcode::kStore: StartDma(u, in, t); break;
       case Opcode::kGemm: {
-        const int64_t iters = in.iter_out * in.iter_in * (in.uop_end - in.uop_bgn);
-        u.end = t + iters + cfg_.gemm_pipeline_depth;
+        const int64_t iters = timing::GemmIterations(in);
+        u.end = t + timing::GemmCycles(cfg_, iters);
         u.busy_part = u.end - t;
         if (!in.reset) stats_.gemm_macs += iters * cfg_.macs_per_cycle;
         break;
       }
       case Opcode::kAlu: {
-        int64_t cycles = 0, prev_src = -1;
-        const bool reads_src = !in.reset && !in.use_imm;
+        int64_t cycles = 0, prev_src = timing::kNoSource;
+        const bool reads_src = timing::AluReadsSource(in);
         TSR_RETURN_IF_ERROR(core_.ForEachIteration(in, idx, [&](const LoopIndex& ix) {
-          cycles += reads_src && ix.src != prev_src ? 2 : 1;
+          cycles += timing::AluIterationCycles(reads_src, ix.src, prev_src);
           prev_src = ix.src;
         }));
-        u.end = t + cycles + cfg_.alu_pipeline_depth;
+        u.end = t + timing::AluCycles(cfg_, cycles);
         u.busy_part = u.end - t;
         break;
       }
       case Opcode::kFinish:
-        u.end = t + 1;
-        u.busy_part = 1;
+        u.end = t + timing::kFinishCycles;
+        u.busy_part = timing::kFinishCycles;
         break;
     }
     return OkStatus();
@@ -224,15 +223,15 @@ class Engine {
     if (d.write) {
       d.rows = cols > 0 ? rows : 0;
       d.row_bytes = static_cast<uint64_t>(cols) * d.elem;
-      d.ready_base = t + cfg_.dma_setup_cycles;
+      d.ready_base = timing::StoreReadStart(cfg_, t);
     } else {
-      pad = rows * cols - in.y_size * in.x_size;
+      pad = timing::LoadPaddingEntries(in.y_pad0, in.y_size, in.y_pad1, in.x_pad0, in.x_size, in.x_pad1);
       d.rows = in.x_size > 0 ? in.y_size : 0;
       d.row_bytes = static_cast<uint64_t>(in.x_size) * d.elem;
-      d.ready_base = t + cfg_.dma_setup_cycles + pad;
+      d.ready_base = timing::LoadBurstsReady(cfg_, t, pad);
     }
-    u.busy_part = cfg_.dma_setup_cycles + pad;
-    u.end = d.Done() ? std::max(t + 1, d.ready_base) : kNever;
+    u.busy_part = timing::DmaBusyCycles(cfg_, pad, 0);
+    u.end = d.Done() ? timing::DmaEnd(t, d.ready_base, 0) : kNever;
   }
 
   Status Dispatch(int64_t t) {
@@ -266,9 +265,7 @@ class Engine {
     if (!port_.CanAccept()) return;
     // Priority: fetch > compute > store > load.
     if (next_request_ < count_) {
-      const int64_t to_boundary =
-          static_cast<int64_t>((4096 - (addr_ + next_request_ * kInsnBytes) % 4096) / kInsnBytes);
-      const int64_t n = std::min({int64_t{8}, count_ - next_request_, to_boundary});
+      const int64_t n = timing::FetchBlockInsns(addr_, next_request_, count_);
       if (cfg_.fetch_buffer - (in_flight_ + buffered_) >= n) {
         auto g = port_.Accept(addr_ + static_cast<uint64_t>(next_request_) * kInsnBytes, n * kInsnBytes, false, t);
         fetch_blocks_.emplace_back(g.completion, n);
@@ -278,7 +275,7 @@ class Engine {
         return;
       }
     }
-    for (Module m : {Module::kCompute, Module::kStore, Module::kLoad}) {
+    for (Module m : timing::kDmaPriority) {
       Unit& u = units_[static_cast<int>(m)];
       Dma& d = u.dma;
       if (u.state != Unit::State::kBusy || !d.active || d.Done() || d.NextReady() > t) continue;
@@ -290,7 +287,7 @@ class Engine {
       d.last_completion = g.completion;
       d.offset += bytes;
       if (d.offset == d.row_bytes) ++d.row, d.offset = 0;
-      if (d.Done()) u.end = std::max(t + 1, g.completion);
+      if (d.Done()) u.end = timing::DmaEnd(u.start, d.ready_base, g.completion);
       changed_ = true;
       return;
     }

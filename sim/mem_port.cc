@@ -4,42 +4,34 @@
 #include <climits>
 
 #include "isa/base/check.h"
-#include "isa/config.h"
 
 namespace tessera {
 
-MemPort::MemPort(const HwConfig& cfg)
-    : latency_(cfg.dram_latency_cycles),
-      bytes_per_cycle_(cfg.dram_bytes_per_cycle),
-      max_burst_(int64_t{256} * cfg.dram_bytes_per_cycle),
-      max_outstanding_(cfg.dram_max_outstanding) {
-  completions_.reserve(max_outstanding_);
-}
-
-uint64_t MemPort::BurstBytes(uint64_t addr, uint64_t remaining) const {
-  const uint64_t to_boundary = 4096 - (addr % 4096);
-  return std::min({remaining, to_boundary, static_cast<uint64_t>(max_burst_)});
-}
-
-int64_t MemPort::Beats(uint64_t addr, uint64_t bytes) const {
-  const uint64_t b = static_cast<uint64_t>(bytes_per_cycle_);
-  return static_cast<int64_t>(((addr % b) + bytes + b - 1) / b);
+MemPort::MemPort(const HwConfig& cfg) : port_(timing::Port::Of(cfg)) {
+  completions_.reserve(static_cast<size_t>(port_.max_outstanding));
 }
 
 MemPort::Grant MemPort::Accept(uint64_t addr, uint64_t bytes, bool write, int64_t t) {
   TSR_CHECK(CanAccept(), "burst accepted with {} outstanding", completions_.size());
-  const int64_t beats = Beats(addr, bytes);
-  const int64_t d = std::max(write ? t : t + latency_, data_free_);
-  data_free_ = d + beats;
+  const int64_t beats = timing::Beats(port_, addr, bytes);
+  const timing::BurstTiming b = timing::TimeBurst(port_, write, t, data_free_, beats);
+  data_free_ = b.data + beats;
   data_busy_ += beats;
-  const int64_t c = write ? d + beats + latency_ : d + beats;
-  completions_.push_back(c);
-  return Grant{c, beats};
+  slot_cycles_ += b.completion - t;
+  completions_.push_back(b.completion);
+  return Grant{b.completion, beats};
 }
 
 int MemPort::Retire(int64_t t) {
   const size_t before = completions_.size();
   completions_.erase(std::remove(completions_.begin(), completions_.end(), t), completions_.end());
+  return static_cast<int>(before - completions_.size());
+}
+
+int MemPort::RetireThrough(int64_t t) {
+  const size_t before = completions_.size();
+  completions_.erase(std::remove_if(completions_.begin(), completions_.end(), [t](int64_t c) { return c <= t; }),
+                     completions_.end());
   return static_cast<int>(before - completions_.size());
 }
 
@@ -52,6 +44,7 @@ int64_t MemPort::NextCompletion() const {
 void MemPort::Reset() {
   data_free_ = 0;
   data_busy_ = 0;
+  slot_cycles_ = 0;
   completions_.clear();
 }
 

@@ -6,6 +6,7 @@
 #include "isa/alu.h"
 #include "isa/base/check.h"
 #include "isa/base/math.h"
+#include "sim/timing.h"
 
 namespace tessera::example {
 namespace {
@@ -13,19 +14,17 @@ namespace {
 // The smallest tile that needs as few tiles as `t` does: spreads the remainder.
 int64_t Balance(int64_t total, int64_t t) { return CeilDiv(total, CeilDiv(total, t)); }
 
-// Cycles of a DMA of `rows` contiguous rows of `row_bytes` under the memory
-// port of docs/microarch.md: bursts of at most 256 beats within 4 KiB, one
-// request per cycle, at most max_outstanding bursts in flight for latency +
-// beats cycles each, one beat per cycle on the data channel.
-double DmaCycles(const HwConfig& cfg, int64_t rows, int64_t row_bytes) {
-  const double bw = cfg.dram_bytes_per_cycle, lat = cfg.dram_latency_cycles;
-  const int64_t max_burst = std::min<int64_t>(4096, 256 * cfg.dram_bytes_per_cycle);
-  const int64_t per_row = CeilDiv(row_bytes, max_burst);
-  const double beats = std::ceil(static_cast<double>(row_bytes) / static_cast<double>(per_row) / bw);
-  const double bursts = static_cast<double>(rows * per_row);
-  const double outstanding = std::max(1, cfg.dram_max_outstanding);
-  const double cycles = std::max({bursts, bursts * beats, bursts * (lat + beats) / outstanding});
-  return cfg.dma_setup_cycles + cycles + lat;
+// Cycles of a DMA of `rows` rows of `row_bytes`, `pitch` bytes apart, from a
+// 4 KiB-aligned buffer, alone on the memory port (the timing contract's rules).
+double DmaCycles(const HwConfig& cfg, int64_t rows, int64_t row_bytes, int64_t pitch, bool write = false) {
+  timing::DmaShape d;
+  d.write = write;
+  d.rows = rows;
+  d.row_bytes = static_cast<uint64_t>(row_bytes);
+  d.pitch = static_cast<uint64_t>(pitch);
+  d.data_rows = rows;
+  d.data_cols = row_bytes / cfg.out_tile_bytes;
+  return static_cast<double>(timing::DmaAlone(cfg, d).cycles);
 }
 
 }  // namespace
@@ -69,10 +68,13 @@ StatusOr<MatmulPlan> PlanMatmul(const HwConfig& cfg, const MatmulShape& s, int s
       if (tm > tm_max) continue;
       const double steps = static_cast<double>(CeilDiv(p.mb, tm) * CeilDiv(p.nb, tn) * CeilDiv(p.kb, tk));
       const double tiles = static_cast<double>(CeilDiv(p.mb, tm) * CeilDiv(p.nb, tn));
-      const double compute = static_cast<double>(tm * tn * tk + cfg.gemm_pipeline_depth);
-      const double load = DmaCycles(cfg, tm, tk * cfg.inp_tile_bytes) + DmaCycles(cfg, tn, tk * cfg.wgt_tile_bytes);
-      const double store = DmaCycles(cfg, tm, tn * cfg.out_tile_bytes);
-      const double t = steps * std::max(compute, load) + tiles * (3.0 * static_cast<double>(tm * tn)) + load + store;
+      const double compute = static_cast<double>(timing::GemmCycles(cfg, tm * tn * tk));
+      const double load = DmaCycles(cfg, tm, tk * cfg.inp_tile_bytes, p.kb * cfg.inp_tile_bytes) +
+                          DmaCycles(cfg, tn, tk * cfg.wgt_tile_bytes, p.kb * cfg.wgt_tile_bytes);
+      const double store = DmaCycles(cfg, tm, tn * cfg.out_tile_bytes, p.nb * cfg.out_tile_bytes, true);
+      // Per output tile: the reset GEMM and the two immediate ALU passes (shift, clip).
+      const double passes = static_cast<double>(timing::GemmCycles(cfg, tm * tn) + 2 * timing::AluCycles(cfg, tm * tn));
+      const double t = steps * std::max(compute, load) + tiles * passes + load + store;
       if (t < best) {
         best = t;
         p.tm = tm;
