@@ -68,6 +68,30 @@ Status Runtime::CopyOut(const Buffer& b, void* dst, uint64_t bytes, uint64_t off
   return device_->Read(b.phys() + offset, dst, bytes);
 }
 
+CodeFootprint CodeFootprintOf(const std::vector<const Recording*>& recs, const DeviceMemoryLayout& layout) {
+  uint64_t pieces_all = 0, pieces_max = 0, kernels = 0, preamble = 0;
+  std::unordered_map<uint64_t, std::vector<const UopImage*>> interned;  // shared by equal words, like InternKernel
+  for (const Recording* rec : recs) {
+    uint64_t pieces = 0;
+    for (const auto& piece : rec->pieces) pieces += layout.Rounded(piece.size() * kInsnBytes, MemPool::kCode);
+    pieces_all += pieces;
+    pieces_max = std::max(pieces_max, pieces);
+    for (const auto& k : rec->kernels) {
+      auto& same_signature = interned[k->signature];
+      bool seen = false;
+      for (const UopImage* i : same_signature) seen = seen || i->SameWords(*k);
+      if (seen) continue;
+      same_signature.push_back(k.get());
+      kernels += layout.Rounded(k->words.size() * kUopBytes, MemPool::kCode);
+    }
+    // RestoreUops: one LOAD per assumed-resident kernel and FINISH, at least 1 KiB.
+    preamble = std::max(
+        preamble,
+        layout.Rounded(std::max<uint64_t>((rec->requires_resident.size() + 1) * kInsnBytes, 1024), MemPool::kCode));
+  }
+  return CodeFootprint{pieces_all + kernels + preamble, pieces_max + kernels + preamble};
+}
+
 Stream Runtime::NewStream(const std::string& name) { return Stream(this, name); }
 
 // --- kernels ---------------------------------------------------------------

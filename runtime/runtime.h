@@ -32,6 +32,15 @@ struct RuntimeOptions {
 
 class Runtime;
 
+// The device code memory recordings take (computed with the device's
+// rounding rules before a device is opened): all loaded at once
+// (`resident`), or one at a time while the kernels every Load interns stay
+// (`streamed`, the largest recording's pieces). Both include the uop preamble.
+struct CodeFootprint {
+  uint64_t resident = 0, streamed = 0;
+};
+CodeFootprint CodeFootprintOf(const std::vector<const Recording*>& recs, const DeviceMemoryLayout& layout);
+
 // A Recording loaded onto a runtime's device: its pieces live in device code
 // memory; Bind patches the DRAM fields of one slot; Run uploads what changed
 // and runs the pieces. Move-only; must not outlive its Runtime.

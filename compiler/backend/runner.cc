@@ -96,34 +96,33 @@ struct ModelRunner::Impl {
     // layer's code resident if it fits next to the buffers, else room for the
     // largest layer, whose code is then loaded before each run of it.
     recs.resize(model->steps_size());
-    uint64_t code_all = 0, code_max = 0, data = 0;
+    std::vector<const Recording*> accel_recs;
     for (int i = 0; i < model->steps_size(); ++i) {
       const tsr::Step& st = model->steps(i);
       if (st.kind() != tsr::Step::ACCEL) continue;
       std::vector<uint8_t> bytes(st.recording().begin(), st.recording().end());
       TSR_ASSIGN_OR_RETURN(recs[i], Recording::Deserialize(bytes, "layer '" + st.node() + "'"));
-      uint64_t code = 0;
-      for (const auto& piece : recs[i].pieces) code += (piece.size() * kInsnBytes + 63) / 64 * 64;
-      for (const auto& k : recs[i].kernels) code += (k->words.size() * kUopBytes + 63) / 64 * 64;
-      code_all += code;
-      code_max = std::max(code_max, code);
+      accel_recs.push_back(&recs[i]);
     }
-    for (const tsr::DeviceBuffer& b : model->buffers()) data += (b.bytes() + 4095) / 4096 * 4096;
-    const uint64_t reserve = 64 << 10;  // guard pages and alignment slack
-    const uint64_t avail = cfg.dram_size_bytes > data + reserve ? cfg.dram_size_bytes - data - reserve : 0;
+    // The device's own rounding rules say what the buffers and the code take.
+    const DeviceMemoryLayout layout = MemoryLayoutOf(cfg);
+    uint64_t data = 0;
+    for (const tsr::DeviceBuffer& b : model->buffers()) data += layout.Rounded(b.bytes(), MemPool::kData);
+    const CodeFootprint code = CodeFootprintOf(accel_recs, layout);
+    const uint64_t avail = layout.MaxCodeRegion(data);
     DeviceOptions dopts;
     dopts.trace = trace;
     dopts.backend = opts.backend;
-    if (code_all + reserve <= avail) {
-      dopts.code_region_bytes = code_all + reserve;
-    } else if (code_max + reserve <= avail) {
-      dopts.code_region_bytes = avail & ~uint64_t{4095};
+    if (code.resident <= avail) {
+      dopts.code_region_bytes = std::max<uint64_t>(code.resident, 4096);
+    } else if (code.streamed <= avail) {
+      dopts.code_region_bytes = avail;
       streaming = true;
     } else {
       return ResourceExhaustedError(
-          "the model does not fit the device's DRAM of {} bytes: {} bytes of buffers and {} bytes for the largest "
-          "layer's code (config '{}')",
-          cfg.dram_size_bytes, data, code_max, cfg.name);
+          "the model does not fit the device's DRAM of {} bytes: {} bytes of buffers and {} bytes of code with only "
+          "the largest layer's loaded (config '{}')",
+          cfg.dram_size_bytes, data, code.streamed, cfg.name);
     }
     TSR_ASSIGN_OR_RETURN(std::unique_ptr<Device> dev, OpenDevice(target, cfg, dopts));
     TSR_ASSIGN_OR_RETURN(rt, Runtime::Create(std::move(dev)));

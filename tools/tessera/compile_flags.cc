@@ -9,7 +9,9 @@ void AddCompileFlags(CLI::App* cmd, CompileFlags* f, bool with_batch) {
   cmd->add_option("--observer", f->observer, "Calibration observer: minmax or percentile")
       ->check(CLI::IsMember({"minmax", "percentile"}));
   cmd->add_option("--percentile", f->percentile, "Percentile of |x| for --observer percentile (default 99.99)");
-  if (with_batch) cmd->add_option("--batch", f->batch, "Value for symbolic input dimensions (e.g. batch size)");
+  if (with_batch)
+    cmd->add_option("--batch", f->batch, "Value for symbolic input dimensions (e.g. batch size)")
+        ->check(CLI::PositiveNumber);
   cmd->add_option("--input-shape", f->input_shapes, "Input shape NAME=D0xD1x... (repeatable)");
 }
 

@@ -25,6 +25,13 @@ int main(int argc, char** argv) {
   tessera::cli::AddInspectCommand(app, exit_code);
   tessera::cli::AddRunCommand(app, exit_code);
   tessera::cli::AddOptCommand(app, exit_code);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --help-all
+    // A usage error: the same prefix and exit code as every other error.
+    std::fprintf(stderr, "tessera: error: %s\nRun with --help for more information.\n", e.what());
+    return 1;
+  }
   return exit_code;
 }
