@@ -1,10 +1,11 @@
-// `sim`: the cycle-accurate simulator. It implements the timing contract of
-// docs/microarch.md as an event-driven model: each visited cycle runs the
-// contract's five phases, and the simulator then jumps to the next cycle in
-// which anything can change (a burst or instruction completion, a DMA burst
-// becoming ready), so idle and long-running cycles cost nothing. Data is
-// computed by the same instruction semantics as `ref` (sim/core.h) at each
-// instruction's start, so for race-free programs DRAM ends bit-identical.
+// `sim`: the cycle-accurate simulator. The timing contract of
+// docs/microarch.md is run by the timing engine (sim/timing_engine.h): each
+// visited cycle runs the contract's five phases, and the engine then jumps to
+// the next cycle in which anything can change (a burst or instruction
+// completion, a DMA burst becoming ready), so idle and long-running cycles
+// cost nothing. Data is computed by the same instruction semantics as `ref`
+// (sim/core.h) at each instruction's start, so for race-free programs DRAM
+// ends bit-identical.
 #pragma once
 
 #include <cstdint>

@@ -29,6 +29,8 @@ struct CycleStats {
   ModuleCycles fetch, load, compute, store;
   double gemm_utilization = 0;           // MACs / (MACs per cycle x cycles)
   int64_t dram_busy_cycles = 0;          // cycles the data channel carried beats
+  int64_t port_bursts = 0;               // bursts accepted (instruction fetch included)
+  int64_t port_slot_cycles = 0;          // sum over bursts of the cycles each held an outstanding slot
   ExecStats exec;                        // functional counters (zero MACs in timing-only runs... see docs)
   int64_t gemm_macs = 0;                 // non-reset GEMM MACs (counted in timing-only runs too)
   std::vector<InsnTiming> instructions;  // filled when CycleOptions::record_instructions

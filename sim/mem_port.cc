@@ -17,6 +17,7 @@ MemPort::Grant MemPort::Accept(uint64_t addr, uint64_t bytes, bool write, int64_
   const timing::BurstTiming b = timing::TimeBurst(port_, write, t, data_free_, beats);
   data_free_ = b.data + beats;
   data_busy_ += beats;
+  ++bursts_;
   slot_cycles_ += b.completion - t;
   completions_.push_back(b.completion);
   return Grant{b.completion, beats};
@@ -25,13 +26,6 @@ MemPort::Grant MemPort::Accept(uint64_t addr, uint64_t bytes, bool write, int64_
 int MemPort::Retire(int64_t t) {
   const size_t before = completions_.size();
   completions_.erase(std::remove(completions_.begin(), completions_.end(), t), completions_.end());
-  return static_cast<int>(before - completions_.size());
-}
-
-int MemPort::RetireThrough(int64_t t) {
-  const size_t before = completions_.size();
-  completions_.erase(std::remove_if(completions_.begin(), completions_.end(), [t](int64_t c) { return c <= t; }),
-                     completions_.end());
   return static_cast<int>(before - completions_.size());
 }
 
@@ -44,6 +38,7 @@ int64_t MemPort::NextCompletion() const {
 void MemPort::Reset() {
   data_free_ = 0;
   data_busy_ = 0;
+  bursts_ = 0;
   slot_cycles_ = 0;
   completions_.clear();
 }

@@ -28,12 +28,11 @@ class MemPort {
   Grant Accept(uint64_t addr, uint64_t bytes, bool write, int64_t t);
   // Retires bursts completing in cycle t (phase 1); returns how many.
   int Retire(int64_t t);
-  // Retires every burst completing in or before cycle t (for models that skip cycles).
-  int RetireThrough(int64_t t);
   // Earliest completion cycle > t, or INT64_MAX.
   int64_t NextCompletion() const;
   int outstanding() const { return static_cast<int>(completions_.size()); }
   int64_t data_busy_cycles() const { return data_busy_; }
+  int64_t bursts() const { return bursts_; }
   // Sum over accepted bursts of the cycles each held an outstanding slot.
   int64_t slot_cycles() const { return slot_cycles_; }
   void Reset();
@@ -41,7 +40,7 @@ class MemPort {
  private:
   timing::Port port_;
   int64_t data_free_ = 0;
-  int64_t data_busy_ = 0, slot_cycles_ = 0;
+  int64_t data_busy_ = 0, bursts_ = 0, slot_cycles_ = 0;
   std::vector<int64_t> completions_;  // of outstanding bursts (at most N_out)
 };
 

@@ -1,0 +1,417 @@
+// The event-driven implementation of the timing contract. Engine::Step(t)
+// runs the five phases of cycle t (docs/microarch.md, "The cycle") and
+// reports whether anything changed; the next visited cycle is t + 1 after a
+// change, else the earliest pending timer (instruction end, burst completion,
+// DMA burst readiness). Between visited cycles no state can change, which is
+// what EngineOptions::visit_every_cycle checks in tests.
+#include "sim/timing_engine.h"
+
+#include <algorithm>
+#include <deque>
+
+#include "isa/asm.h"
+#include "isa/config.h"
+#include "sim/mem_port.h"
+#include "sim/timing.h"
+#include "sim/tokens.h"
+#include "sim/trace.h"
+
+namespace tessera {
+namespace {
+
+constexpr int64_t kNever = INT64_MAX;
+constexpr int kUnits = kNumModules;  // load, compute, store
+
+struct Queued {
+  int64_t index;
+  int64_t dispatched;  // cycle of dispatch; startable from the next cycle
+};
+
+// The bursts of one LOAD/STORE, generated in address order.
+struct Dma {
+  bool active = false, write = false;
+  uint64_t elem = 0, dram = 0, x_stride = 0, row_bytes = 0;
+  int64_t rows = 0, row = 0;
+  uint64_t offset = 0;
+  int64_t ready_base = 0;  // LOAD: R0; STORE: the cycle the out scratchpad read starts
+  int64_t y_pad0 = 0, y_size = 0, x_size = 0;
+  int64_t last_accept = -1, last_completion = 0;
+
+  bool Done() const { return row >= rows; }
+  uint64_t RowAddr() const { return (dram + static_cast<uint64_t>(row) * x_stride) * elem; }
+  int64_t RowReady() const {
+    return write ? timing::StoreRowReady(ready_base, y_pad0, y_size, x_size, row) : ready_base;
+  }
+  int64_t NextReady() const { return std::max(RowReady(), last_accept + 1); }
+};
+
+struct Unit {
+  Module id;
+  std::deque<Queued> queue;
+  enum class State { kFree, kBusy, kPushing } state = State::kFree;
+  int64_t index = -1, start = 0, end = kNever, busy_part = 0;
+  Dma dma;
+  int64_t trailing_wait_queue = 0;
+};
+
+std::string SpanName(const Instruction& in) {
+  switch (in.op()) {
+    case Opcode::kLoad: return std::string("LOAD ") + std::string(FindMemType(in.mem)->name);
+    case Opcode::kStore: return "STORE";
+    case Opcode::kGemm: return in.reset ? "GEMM reset" : "GEMM";
+    case Opcode::kAlu: return std::string("ALU ") + std::string(FindAluOp(in.alu_op)->name);
+    case Opcode::kFinish: return "FINISH";
+  }
+  return "?";
+}
+
+class Engine {
+ public:
+  Engine(const HwConfig& cfg, InstructionSource& src, const EngineOptions& opts, CycleStats* stats, uint64_t addr,
+         int64_t count)
+      : cfg_(cfg), src_(src), opts_(opts), stats_(*stats), port_(cfg), addr_(addr), count_(count) {
+    for (int m = 0; m < kUnits; ++m) units_[m].id = static_cast<Module>(m);
+    stream_.reserve(static_cast<size_t>(std::min<int64_t>(count, 1 << 20)));
+  }
+
+  Status Run() {
+    if (count_ <= 0) return InvalidArgumentError("empty instruction stream");
+    const int64_t limit = opts_.max_cycles > 0 ? opts_.max_cycles : int64_t{1000000000000};
+    int64_t t = 0;
+    for (;;) {
+      changed_ = false;
+      dispatched_now_ = false;
+      TSR_RETURN_IF_ERROR(Step(t));
+      if (finished_) break;
+      int64_t next = changed_ || opts_.visit_every_cycle ? t + 1 : NextTimer(t);
+      if (next == kNever) return Deadlock(t);
+      if (next > limit) {
+        Account(t, limit - t);
+        return DeadlineExceededError(
+            "watchdog: the run passed {} cycles without finishing ({} of {} instructions "
+            "dispatched; {})",
+            limit, next_dispatch_, count_, UnitStates());
+      }
+      Account(t, next - t);
+      t = next;
+    }
+    return Finish(t);
+  }
+
+ private:
+  // ---- one cycle -----------------------------------------------------------
+  Status Step(int64_t t) {
+    // Phase 1: memory completions.
+    if (port_.Retire(t) > 0) changed_ = true;
+    while (!fetch_blocks_.empty() && fetch_blocks_.front().first == t) {
+      in_flight_ -= fetch_blocks_.front().second;
+      buffered_ += fetch_blocks_.front().second;
+      fetch_blocks_.pop_front();
+      changed_ = true;
+    }
+    // Phase 2: instruction completions and pushes.
+    for (Unit& u : units_) {
+      if (u.state == Unit::State::kBusy && u.end == t) Complete(u);
+      if (u.state == Unit::State::kPushing) TryPush(u, t);
+    }
+    if (finished_) return OkStatus();
+    // Phase 3: instruction starts.
+    for (Unit& u : units_) TSR_RETURN_IF_ERROR(TryStart(u, t));
+    // Phase 4: fetch dispatch.
+    TSR_RETURN_IF_ERROR(Dispatch(t));
+    // Phase 5: memory requests.
+    Request(t);
+    return OkStatus();
+  }
+
+  void Complete(Unit& u) {
+    const int64_t len = u.end - u.start;
+    ModuleCycles& mc = stats_.ForModule(u.id);
+    const int64_t busy = std::min(len, u.busy_part);
+    mc.busy += busy;
+    mc.wait_memory += len - busy;
+    const Instruction& in = stream_[u.index];
+    if (opts_.record_instructions) stats_.instructions.push_back({u.index, u.id, u.start, u.end});
+    if (opts_.trace) opts_.trace->Span(1 + static_cast<int>(u.id), SpanName(in), u.start, u.end, u.index);
+    u.state = Unit::State::kPushing;
+    changed_ = true;
+  }
+
+  void TryPush(Unit& u, int64_t t) {
+    const TokenOps ops = TokensOf(stream_[u.index]);
+    for (int i = 0; i < ops.n_pushes; ++i)
+      if (tokens_[static_cast<int>(ops.pushes[i])] >= cfg_.token_queue_depth) return;  // retry next cycle
+    for (int i = 0; i < ops.n_pushes; ++i) {
+      const int q = static_cast<int>(ops.pushes[i]);
+      ++tokens_[q];
+      TraceToken(q, t);
+    }
+    u.state = Unit::State::kFree;
+    changed_ = true;
+    if (stream_[u.index].op() == Opcode::kFinish) finished_ = true;
+  }
+
+  Status TryStart(Unit& u, int64_t t) {
+    if (u.state != Unit::State::kFree || u.queue.empty() || u.queue.front().dispatched >= t) return OkStatus();
+    const int64_t idx = u.queue.front().index;
+    const Instruction& in = stream_[idx];
+    const TokenOps ops = TokensOf(in);
+    for (int i = 0; i < ops.n_pops; ++i)
+      if (tokens_[static_cast<int>(ops.pops[i])] == 0) return OkStatus();
+    for (int i = 0; i < ops.n_pops; ++i) {
+      const int q = static_cast<int>(ops.pops[i]);
+      --tokens_[q];
+      TraceToken(q, t);
+    }
+    u.queue.pop_front();
+    TraceQueue(u, t);
+    ModuleCycles& mc = stats_.ForModule(u.id);
+    mc.wait_queue += u.trailing_wait_queue;
+    u.trailing_wait_queue = 0;
+    u.state = Unit::State::kBusy;
+    u.index = idx;
+    u.start = t;
+    changed_ = true;
+    // The instruction's effects happen at its start (for an ALU: its iteration cycles).
+    TSR_ASSIGN_OR_RETURN(const int64_t alu_cycles, src_.Start(in, idx));
+    switch (in.op()) {
+      case Opcode::kLoad:
+      case Opcode::kStore: StartDma(u, in, t); break;
+      case Opcode::kGemm: {
+        const int64_t iters = timing::GemmIterations(in);
+        u.end = t + timing::GemmCycles(cfg_, iters);
+        u.busy_part = u.end - t;
+        if (!in.reset) stats_.gemm_macs += iters * cfg_.macs_per_cycle;
+        break;
+      }
+      case Opcode::kAlu:
+        u.end = t + timing::AluCycles(cfg_, alu_cycles);
+        u.busy_part = u.end - t;
+        break;
+      case Opcode::kFinish:
+        u.end = t + timing::kFinishCycles;
+        u.busy_part = timing::kFinishCycles;
+        break;
+    }
+    return OkStatus();
+  }
+
+  void StartDma(Unit& u, const Instruction& in, int64_t t) {
+    Dma& d = u.dma;
+    d = Dma();
+    d.active = true;
+    d.write = in.op() == Opcode::kStore;
+    d.elem = static_cast<uint64_t>(cfg_.ElementBytes(in.mem_type()));
+    d.dram = static_cast<uint64_t>(in.dram);
+    d.x_stride = static_cast<uint64_t>(in.x_stride);
+    d.y_pad0 = in.y_pad0, d.y_size = in.y_size, d.x_size = in.x_size;
+    const int64_t rows = in.y_pad0 + in.y_size + in.y_pad1, cols = in.x_pad0 + in.x_size + in.x_pad1;
+    int64_t pad = 0;
+    if (d.write) {
+      d.rows = cols > 0 ? rows : 0;
+      d.row_bytes = static_cast<uint64_t>(cols) * d.elem;
+      d.ready_base = timing::StoreReadStart(cfg_, t);
+    } else {
+      pad = timing::LoadPaddingEntries(in.y_pad0, in.y_size, in.y_pad1, in.x_pad0, in.x_size, in.x_pad1);
+      d.rows = in.x_size > 0 ? in.y_size : 0;
+      d.row_bytes = static_cast<uint64_t>(in.x_size) * d.elem;
+      d.ready_base = timing::LoadBurstsReady(cfg_, t, pad);
+    }
+    u.busy_part = timing::DmaBusyCycles(cfg_, pad, 0);
+    u.end = d.Done() ? timing::DmaEnd(t, d.ready_base, 0) : kNever;
+  }
+
+  Status Dispatch(int64_t t) {
+    if (buffered_ == 0) return OkStatus();
+    const int64_t idx = next_dispatch_;
+    if (static_cast<int64_t>(stream_.size()) == idx) TSR_RETURN_IF_ERROR(DecodeNext(idx));
+    Unit& u = units_[static_cast<int>(ModuleOf(stream_[idx]))];
+    if (static_cast<int64_t>(u.queue.size()) >= cfg_.command_queue_depth) return OkStatus();
+    u.queue.push_back({idx, t});
+    TraceQueue(u, t);
+    --buffered_;
+    ++next_dispatch_;
+    dispatched_now_ = true;
+    changed_ = true;
+    return OkStatus();
+  }
+
+  Status DecodeNext(int64_t idx) {
+    Instruction in;
+    TSR_RETURN_IF_ERROR(src_.Decode(idx, &in));
+    stream_.push_back(in);
+    stats_.exec.insn_fetch_bytes += kInsnBytes;
+    return OkStatus();
+  }
+
+  void Request(int64_t t) {
+    if (!port_.CanAccept()) return;
+    // Priority: fetch > compute > store > load.
+    if (next_request_ < count_) {
+      const int64_t n = timing::FetchBlockInsns(addr_, next_request_, count_);
+      if (cfg_.fetch_buffer - (in_flight_ + buffered_) >= n) {
+        auto g = port_.Accept(addr_ + static_cast<uint64_t>(next_request_) * kInsnBytes, n * kInsnBytes, false, t);
+        fetch_blocks_.emplace_back(g.completion, n);
+        in_flight_ += n;
+        next_request_ += n;
+        changed_ = true;
+        return;
+      }
+    }
+    for (Module m : timing::kDmaPriority) {
+      Unit& u = units_[static_cast<int>(m)];
+      Dma& d = u.dma;
+      if (u.state != Unit::State::kBusy || !d.active || d.Done() || d.NextReady() > t) continue;
+      const uint64_t a = d.RowAddr() + d.offset;
+      const uint64_t bytes = port_.BurstBytes(a, d.row_bytes - d.offset);
+      auto g = port_.Accept(a, bytes, d.write, t);
+      u.busy_part += g.beats;
+      d.last_accept = t;
+      d.last_completion = g.completion;
+      d.offset += bytes;
+      if (d.offset == d.row_bytes) ++d.row, d.offset = 0;
+      if (d.Done()) u.end = timing::DmaEnd(u.start, d.ready_base, g.completion);
+      changed_ = true;
+      return;
+    }
+  }
+
+  // ---- time advance and accounting ------------------------------------------
+  int64_t NextTimer(int64_t t) const {
+    int64_t next = port_.NextCompletion();
+    for (const Unit& u : units_) {
+      if (u.state != Unit::State::kBusy) continue;
+      if (u.end != kNever) next = std::min(next, u.end);
+      if (u.dma.active && !u.dma.Done() && u.dma.NextReady() > t) next = std::min(next, u.dma.NextReady());
+    }
+    return next;
+  }
+
+  // Attributes cycles [t, t + dt) to each module's current category.
+  void Account(int64_t t, int64_t dt) {
+    if (dt <= 0) return;
+    for (Unit& u : units_) {
+      ModuleCycles& mc = stats_.ForModule(u.id);
+      if (u.state == Unit::State::kPushing)
+        mc.wait_token += dt;
+      else if (u.state == Unit::State::kFree) {
+        if (!u.queue.empty() && u.queue.front().dispatched < t)
+          mc.wait_token += dt;
+        else
+          u.trailing_wait_queue += dt;
+      }
+    }
+    if (dispatched_now_)
+      stats_.fetch.busy += dt;
+    else if (buffered_ > 0)
+      stats_.fetch.wait_queue += dt;
+    else if (next_dispatch_ < count_)
+      stats_.fetch.wait_memory += dt;
+    else
+      stats_.fetch.idle += dt;
+  }
+
+  Status Finish(int64_t t) {
+    stats_.cycles = t;
+    for (Unit& u : units_) {
+      ModuleCycles& mc = stats_.ForModule(u.id);
+      mc.idle += u.trailing_wait_queue;
+      u.trailing_wait_queue = 0;
+      if (u.state == Unit::State::kBusy) mc.busy += t - u.start;  // only in programs with a missing token
+    }
+    stats_.dram_busy_cycles = port_.data_busy_cycles();
+    stats_.port_bursts = port_.bursts();
+    stats_.port_slot_cycles = port_.slot_cycles();
+    src_.Finished(&stats_);
+    stats_.gemm_utilization =
+        t > 0 ? static_cast<double>(stats_.gemm_macs) / (static_cast<double>(cfg_.macs_per_cycle) * t) : 0.0;
+    for (const Unit& u : units_) {
+      if (u.state == Unit::State::kBusy || !u.queue.empty())
+        return AbortedError(
+            "FINISH (instruction {}) retired in cycle {} while the {} module still had work: {}: a "
+            "dependency token is missing before FINISH",
+            count_ - 1, t, ModuleName(u.id), UnitStates());
+    }
+    for (int q = 0; q < kNumTokenQueues; ++q)
+      if (tokens_[q] != 0)
+        return AbortedError("unbalanced dependency tokens at FINISH: {} token(s) left unconsumed ({})", tokens_[q],
+                            TokenCounts());
+    return OkStatus();
+  }
+
+  // ---- diagnostics and tracing ----------------------------------------------
+  std::string TokenCounts() const {
+    std::string s;
+    for (int q = 0; q < kNumTokenQueues; ++q)
+      s += fmt::format("{}{} {}", q ? ", " : "", TokenQueueName(static_cast<TokenQueue>(q)), tokens_[q]);
+    return s;
+  }
+
+  std::string Describe(int64_t idx) const { return fmt::format("#{} {}", idx, FormatInstruction(cfg_, stream_[idx])); }
+
+  std::string UnitState(const Unit& u) const {
+    switch (u.state) {
+      case Unit::State::kBusy: return fmt::format("executing {} since cycle {}", Describe(u.index), u.start);
+      case Unit::State::kPushing: return fmt::format("cannot push the tokens of {} (queue full)", Describe(u.index));
+      case Unit::State::kFree: break;
+    }
+    if (u.queue.empty()) return "idle (command queue empty)";
+    const Instruction& in = stream_[u.queue.front().index];
+    const TokenOps ops = TokensOf(in);
+    std::string why;
+    for (int i = 0; i < ops.n_pops; ++i)
+      if (tokens_[static_cast<int>(ops.pops[i])] == 0)
+        why += fmt::format("; waits for a token on {} (empty)", TokenQueueName(ops.pops[i]));
+    return fmt::format("next {}{}", Describe(u.queue.front().index), why);
+  }
+
+  std::string UnitStates() const {
+    std::string s;
+    for (const Unit& u : units_) s += fmt::format("{}{}: {}", s.empty() ? "" : "; ", ModuleName(u.id), UnitState(u));
+    return s;
+  }
+
+  Status Deadlock(int64_t t) const {
+    std::string msg = fmt::format("deadlock in cycle {}: no module can make progress", t);
+    for (const Unit& u : units_) msg += fmt::format("\n  {:<8} {}", std::string(ModuleName(u.id)) + ":", UnitState(u));
+    msg += fmt::format("\n  fetch:   {} of {} instructions dispatched", next_dispatch_, count_);
+    if (buffered_ > 0) msg += " (blocked: the next instruction's command queue is full)";
+    msg += "\n  tokens:  " + TokenCounts();
+    return AbortedError("{}", msg);
+  }
+
+  void TraceQueue(const Unit& u, int64_t t) {
+    if (opts_.trace)
+      opts_.trace->Counter(fmt::format("{} command queue", ModuleName(u.id)), t, static_cast<int64_t>(u.queue.size()));
+  }
+  void TraceToken(int q, int64_t t) {
+    if (opts_.trace)
+      opts_.trace->Counter(fmt::format("tokens {}", TokenQueueName(static_cast<TokenQueue>(q))), t, tokens_[q]);
+  }
+
+  const HwConfig& cfg_;
+  InstructionSource& src_;
+  const EngineOptions& opts_;
+  CycleStats& stats_;
+  MemPort port_;
+  uint64_t addr_;
+  int64_t count_;
+  std::vector<Instruction> stream_;  // decoded at dispatch, by index
+  Unit units_[kUnits];
+  int64_t tokens_[kNumTokenQueues] = {};
+  // fetch
+  int64_t next_request_ = 0, next_dispatch_ = 0, in_flight_ = 0, buffered_ = 0;
+  std::deque<std::pair<int64_t, int64_t>> fetch_blocks_;  // (completion cycle, instructions)
+  bool changed_ = false, dispatched_now_ = false, finished_ = false;
+};
+
+}  // namespace
+
+Status RunTimingEngine(const HwConfig& cfg, InstructionSource& src, uint64_t stream_addr, int64_t count,
+                       const EngineOptions& opts, CycleStats* stats) {
+  *stats = CycleStats();
+  Engine engine(cfg, src, opts, stats, stream_addr, count);
+  return engine.Run();
+}
+
+}  // namespace tessera
