@@ -1,11 +1,13 @@
 // ResNet-18's convolution layers (and a few others) compiled by the tiler and
 // conv code generator and run on `sim`: simulated cycles, GEMM utilization,
-// and the cost model's prediction. Run: build/bench/conv_layers [CONFIG]
-// (table recorded in docs/compiler-backend.md and docs/performance.md).
+// the cost model's prediction (the recorded stream on the timing engine) and
+// the tiler's closed-form estimate. Run: build/bench/conv_layers [CONFIG]
+// (table recorded in docs/compiler-backend.md).
 #include <cstdio>
 #include <random>
 
 #include "compiler/backend/conv_codegen.h"
+#include "compiler/backend/cost_model.h"
 #include "compiler/backend/layout.h"
 #include "driver/registry.h"
 #include "isa/config.h"
@@ -51,8 +53,8 @@ int Main(int argc, char** argv) {
       {"fc 512->1000 (batch 1)", Conv(512, 1000, 1, 1, 1, 0), 1},
       {"depthwise 3x3 96 56x56", dw, 0},
   };
-  std::printf("%-34s %10s %10s %7s %10s %7s  %s\n", "layer", "cycles", "predicted", "error", "GEMM util", "x",
-              "tiling");
+  std::printf("%-34s %10s %10s %7s %10s %7s %10s %7s  %s\n", "layer", "cycles", "predicted", "error", "estimated",
+              "error", "GEMM util", "x", "tiling");
   int64_t total_cycles = 0, total_macs = 0;
   std::mt19937_64 rng(1);
   for (const Layer& l : layers) {
@@ -92,6 +94,11 @@ int Main(int argc, char** argv) {
       std::printf("%-34s %s\n", l.name, (st.ok() ? rec.status() : st).ToString().c_str());
       continue;
     }
+    auto predicted = PredictRecording(*cfg, *rec);
+    if (!predicted.ok()) {
+      std::printf("%-34s %s\n", l.name, predicted.status().ToString().c_str());
+      continue;
+    }
     auto exe = (*rt)->Load(*rec);
     (void)exe->BindAll({*bx, *bw, *bp, *by});
     st = exe->Run();
@@ -102,9 +109,10 @@ int Main(int argc, char** argv) {
     const DeviceCounters& c = exe->counters();
     const int64_t useful = g.n * g.oc * g.oh * g.ow * (g.ic / g.groups) * g.kh * g.kw;
     const double util = static_cast<double>(useful) / (cfg->macs_per_cycle * static_cast<double>(c.cycles));
-    std::printf("%-34s %10lld %10lld %6.1f%% %9.1f%% %7d  %s\n", l.name, static_cast<long long>(c.cycles),
-                static_cast<long long>(tiling->predicted_cycles),
-                100.0 * (static_cast<double>(tiling->predicted_cycles) - c.cycles) / c.cycles, 100.0 * util, l.count,
+    auto err = [&](int64_t v) { return 100.0 * (static_cast<double>(v) - c.cycles) / c.cycles; };
+    std::printf("%-34s %10lld %10lld %6.1f%% %10lld %6.1f%% %9.1f%% %7d  %s\n", l.name,
+                static_cast<long long>(c.cycles), static_cast<long long>(predicted->cycles), err(predicted->cycles),
+                static_cast<long long>(tiling->estimated_cycles), err(tiling->estimated_cycles), 100.0 * util, l.count,
                 tiling->ToString().c_str());
     total_cycles += c.cycles * l.count;
     total_macs += useful * l.count;

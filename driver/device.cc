@@ -9,7 +9,9 @@ namespace tessera {
 namespace {
 
 constexpr uint64_t kGuardBytes = 4096;  // the first page of DRAM is never allocated
-constexpr uint64_t kCodeAlignment = 64;
+// A fetch block (8 instructions): a stream placed at a multiple never has a
+// block straddle a 4 KiB page, so its timing does not depend on where it is.
+constexpr uint64_t kCodeAlignment = 128;
 
 uint64_t NextPow2(uint64_t v) {
   uint64_t p = 1;
@@ -111,6 +113,7 @@ void DeviceCounters::Add(const DeviceCounters& o) {
   insn_fetch_bytes += o.insn_fetch_bytes;
   uop_loads += o.uop_loads;
   dram_busy_cycles += o.dram_busy_cycles;
+  port_bursts += o.port_bursts;
   Module* mine[] = {&fetch, &load, &compute, &store};
   const Module* theirs[] = {&o.fetch, &o.load, &o.compute, &o.store};
   for (int m = 0; m < 4; ++m) {
@@ -256,6 +259,7 @@ DeviceCounters Device::ReadCounters() {
   for (const MemInfo& m : kMemTypes) c.load_bytes_by_mem[static_cast<size_t>(m.mem)] = rd(regs::MemCounter(m.mem));
   c.uop_loads = rd(Counter::kUopLoads);
   c.dram_busy_cycles = rd(Counter::kDramBusyCycles);
+  c.port_bursts = rd(Counter::kPortBursts);
   return c;
 }
 

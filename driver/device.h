@@ -74,6 +74,7 @@ struct DeviceCounters {
   std::array<int64_t, regs::kNumMemCounters> load_bytes_by_mem{};  // LOADs' DRAM reads by memory type value
   int64_t uop_loads = 0;
   int64_t dram_busy_cycles = 0;  // 0 without timing
+  int64_t port_bursts = 0;       // bursts accepted by the memory port; 0 without timing
   // MACs / (peak MACs per cycle x cycles); 0 without timing.
   double GemmUtilization(const HwConfig& cfg) const;
   void Add(const DeviceCounters& o);
@@ -104,7 +105,8 @@ class Device {
   // --- memory -----------------------------------------------------------
   // Allocates `bytes` in a pool; `tag` names the allocation in messages.
   // Data allocations are aligned to data_alignment() (a multiple of every
-  // element size, so any memory type can address them), code to 64 bytes.
+  // element size, so any memory type can address them), code to 128 bytes
+  // (a fetch block: a stream's fetch timing does not depend on its address).
   StatusOr<DeviceAllocation> Alloc(uint64_t bytes, MemPool pool, const std::string& tag);
   Status Free(uint64_t phys);
   const RangeAllocator& pool(MemPool p) const { return p == MemPool::kCode ? code_ : data_; }

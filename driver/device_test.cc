@@ -57,7 +57,8 @@ TEST(Device, RegisterMapMatchesTheProtocolDocument) {
   EXPECT_EQ(regs::CounterOffset(regs::MemCounter(MemType::kUop)), 0x128u);
   EXPECT_EQ(regs::CounterOffset(regs::Counter::kUopLoads), 0x158u);
   EXPECT_EQ(regs::CounterOffset(regs::Counter::kDramBusyCycles), 0x160u);
-  EXPECT_EQ(regs::kRegisterWindowBytes, 0x168u);
+  EXPECT_EQ(regs::CounterOffset(regs::Counter::kPortBursts), 0x168u);
+  EXPECT_EQ(regs::kRegisterWindowBytes, 0x170u);
   EXPECT_STREQ(regs::ErrorCodeName(regs::ErrorCode::kWatchdog), "watchdog timeout");
 }
 

@@ -12,7 +12,7 @@
 namespace tessera::regs {
 
 inline constexpr uint32_t kIdMagic = 0x54535241;  // "TSRA"
-inline constexpr uint32_t kProtocolVersion = 2;
+inline constexpr uint32_t kProtocolVersion = 3;
 
 // Counters kept per opcode and per memory type, in value order of isa/isa.def.
 inline constexpr uint32_t kNumOpcodeCounters = static_cast<uint32_t>(std::size(kOpcodes));
@@ -51,6 +51,7 @@ enum class Counter : uint32_t {
   kLoadBytesByMem,                                        // DRAM bytes read by LOADs, one counter per memory type value
   kUopLoads = kLoadBytesByMem + kNumMemCounters,          // uops written into the uop scratchpad
   kDramBusyCycles,  // cycles the DRAM data channel carried beats (0 without timing)
+  kPortBursts,      // bursts the memory port accepted, instruction fetch included (0 without timing)
   kCount,
 };
 inline constexpr uint32_t kCounterBase = 0x040;
@@ -67,7 +68,7 @@ inline constexpr Counter OpcodeCounter(Opcode op) {
 inline constexpr Counter MemCounter(MemType m) {
   return static_cast<Counter>(static_cast<uint32_t>(Counter::kLoadBytesByMem) + static_cast<uint32_t>(m));
 }
-inline constexpr uint32_t kRegisterWindowBytes = kCounterBase + 8 * kNumCounters;  // 0x168
+inline constexpr uint32_t kRegisterWindowBytes = kCounterBase + 8 * kNumCounters;  // 0x170
 
 // CTRL bits.
 inline constexpr uint32_t kCtrlStart = 1u << 0;  // start a run at INSN_ADDR with INSN_COUNT

@@ -241,34 +241,4 @@ Status EmitAdd(Stream& s, const HwConfig& cfg, const AddCodegen& a) {
   return Drain(s);
 }
 
-int64_t PredictPoolCycles(const HwConfig& cfg, const PoolCodegen& p) {
-  int64_t tw = 0;
-  const int64_t th = PoolRows(cfg, p, &tw);
-  if (!StandardPath(cfg, p)) {
-    const int64_t kr = std::max<int64_t>(1, ChunkRows(cfg, p)), chunks = CeilDiv(p.kh, kr);
-    const int64_t outputs = CeilDiv(p.n, cfg.batch) * CeilDiv(p.c, cfg.block_in) * p.oh * p.ow;
-    const int64_t per = chunks * (DmaLoadCycles(cfg, kr, p.kw * cfg.out_tile_bytes, 0) + cfg.alu_pipeline_depth) +
-                        2 * p.kh * p.kw + 2 * cfg.alu_pipeline_depth + (p.max ? 0 : 2 * cfg.alu_pipeline_depth + 2);
-    return FetchStartupCycles(cfg) + outputs * per + DmaStoreCycles(cfg, 1, cfg.out_tile_bytes, 1);
-  }
-  const int64_t planes = CeilDiv(p.n, cfg.batch) * CeilDiv(p.c, cfg.block_in);
-  const int64_t tiles = planes * CeilDiv(p.oh, th) * CeilDiv(p.ow, tw);
-  const int64_t in_h = (th - 1) * p.sh + p.kh, in_w = (tw - 1) * p.sw + p.kw;
-  const int64_t load = DmaLoadCycles(cfg, in_h, in_w * cfg.out_tile_bytes, 0);
-  int64_t alu = 2 * th * tw * p.kh * p.kw + 2 * cfg.alu_pipeline_depth;
-  if (!p.max) alu += 2 * (th * tw + cfg.alu_pipeline_depth) + 1;
-  return FetchStartupCycles(cfg) + tiles * (load + alu) + DmaStoreCycles(cfg, th, tw * cfg.out_tile_bytes, th * tw);
-}
-
-int64_t PredictAddCycles(const HwConfig& cfg, const AddCodegen& a) {
-  const AccSplit acc = SplitAcc(cfg, 2);
-  const int64_t per = std::min<int64_t>(acc.half / 2, 16383);
-  const int64_t tiles = CeilDiv(a.tiles, per), n = std::min(per, a.tiles);
-  const int64_t load = 2 * DmaLoadCycles(cfg, 1, n * cfg.out_tile_bytes, 0);
-  const int64_t ops = (a.act_min == -a.act_max - 1) ? 5 : 6;
-  const int64_t alu = (ops + 1) * n + 2 + ops * cfg.alu_pipeline_depth;
-  return FetchStartupCycles(cfg) + DmaLoadCycles(cfg, 1, 2 * cfg.acc_tile_bytes, 0) + tiles * (load + alu) +
-         DmaStoreCycles(cfg, 1, n * cfg.out_tile_bytes, n);
-}
-
 }  // namespace tessera::backend

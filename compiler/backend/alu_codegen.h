@@ -41,8 +41,4 @@ Status CheckPool(const HwConfig& cfg, const PoolCodegen& p);
 Status EmitPool(Stream& s, const HwConfig& cfg, const PoolCodegen& p);
 Status EmitAdd(Stream& s, const HwConfig& cfg, const AddCodegen& a);
 
-// Contract-based cycle estimates (same cost model as the conv tiler).
-int64_t PredictPoolCycles(const HwConfig& cfg, const PoolCodegen& p);
-int64_t PredictAddCycles(const HwConfig& cfg, const AddCodegen& a);
-
 }  // namespace tessera::backend

@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 
+#include "compiler/backend/cost_model.h"
 #include "compiler/backend/layout.h"
 #include "driver/registry.h"
 #include "isa/alu.h"
@@ -20,7 +21,9 @@ namespace {
 
 using Bytes = std::vector<uint8_t>;
 
-// Runs one recording with the given buffers (inputs copied in) and returns the last buffer.
+// Runs one recording with the given buffers (inputs copied in) and returns the
+// last buffer. On a target with timing, also checks that the cost model
+// predicts the cycles it counts.
 StatusOr<Bytes> RunOn(const HwConfig& cfg, const std::string& target, const Recording& rec,
                       const std::vector<Bytes>& inputs, uint64_t out_bytes) {
   TSR_ASSIGN_OR_RETURN(std::unique_ptr<Device> dev, OpenDevice(target, cfg));
@@ -36,6 +39,10 @@ StatusOr<Bytes> RunOn(const HwConfig& cfg, const std::string& target, const Reco
   TSR_ASSIGN_OR_RETURN(Executable exe, rt->Load(rec));
   TSR_RETURN_IF_ERROR(exe.BindAll(bufs));
   TSR_RETURN_IF_ERROR(exe.Run());
+  if (exe.counters().cycles > 0) {
+    TSR_ASSIGN_OR_RETURN(DeviceCounters predicted, PredictRecording(cfg, rec));
+    EXPECT_EQ(predicted.cycles, exe.counters().cycles) << rec.name << " on " << cfg.name;
+  }
   Bytes result(out_bytes);
   TSR_RETURN_IF_ERROR(rt->CopyOut(out, result.data(), out_bytes));
   return result;

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "compiler/backend/cost_model.h"
 #include "compiler/backend/graph_serde.h"
 #include "compiler/backend/layout.h"
 #include "compiler/backend/memory_plan.h"
@@ -145,7 +146,6 @@ class Compiler {
         if (b.name() == name) return b.bytes();
       return 0;
     };
-    int64_t predicted = p.predicted_cycles;
     switch (p.op) {
       case AccelOp::kConv:
       case AccelOp::kDense: {
@@ -220,13 +220,14 @@ class Compiler {
         a.shift_a = static_cast<int>(shift.at(0)), a.shift_b = static_cast<int>(shift.at(1));
         a.post_shift = static_cast<int>(n->attrs().Int("post_shift"));
         a.act_min = n->attrs().Int("act_min", -128), a.act_max = n->attrs().Int("act_max", 127);
-        predicted = PredictAddCycles(cfg_, a);
         TSR_RETURN_IF_ERROR(EmitAdd(stream, cfg_, a));
         break;
       }
       case AccelOp::kNone: return InternalError("accelerator placement without an op");
     }
     TSR_ASSIGN_OR_RETURN(Recording rec, stream.Finish());
+    // The reported prediction: the recorded stream on the timing engine.
+    TSR_ASSIGN_OR_RETURN(DeviceCounters predicted, PredictRecording(cfg_, rec));
     std::vector<uint8_t> bytes = rec.Serialize();
     tsr::Step* s = m_->add_steps();
     s->set_kind(tsr::Step::ACCEL);
@@ -235,7 +236,7 @@ class Compiler {
     s->set_reason(p.reason);
     s->set_recording(bytes.data(), bytes.size());
     for (const std::string& b : slot_buffers) s->add_slot_buffers(b);
-    s->set_predicted_cycles(predicted);
+    s->set_predicted_cycles(predicted.cycles);
     s->set_useful_macs(p.useful_macs);
     for (const ir::Value* v : n->outputs()) produced_on_device_.insert(v->name());
     return OkStatus();

@@ -8,6 +8,7 @@
 
 #include <random>
 
+#include "compiler/backend/cost_model.h"
 #include "compiler/backend/layout.h"
 #include "driver/registry.h"
 #include "isa/alu.h"
@@ -105,7 +106,7 @@ std::vector<int8_t> DenseReference(const Case& c) {
 
 struct Result {
   std::vector<int8_t> y;
-  DeviceCounters counters;
+  DeviceCounters counters, predicted;
 };
 
 StatusOr<Result> RunOnDevice(const HwConfig& cfg, const std::string& target, const Case& c) {
@@ -152,12 +153,13 @@ StatusOr<Result> RunOnDevice(const HwConfig& cfg, const std::string& target, con
   cg.shift = c.shift, cg.act_min = c.lo, cg.act_max = c.hi;
   TSR_RETURN_IF_ERROR(EmitConv(s, cfg, cg));
   TSR_ASSIGN_OR_RETURN(Recording rec, s.Finish());
+  Result r;
+  TSR_ASSIGN_OR_RETURN(r.predicted, PredictRecording(cfg, rec));
   TSR_ASSIGN_OR_RETURN(Executable exe, rt->Load(rec));
   TSR_RETURN_IF_ERROR(exe.BindAll({bx, bw, bp, by}));
   TSR_RETURN_IF_ERROR(exe.Run());
   std::vector<uint8_t> packed(by.bytes());
   TSR_RETURN_IF_ERROR(rt->CopyOut(by, packed.data(), packed.size()));
-  Result r;
   r.y.resize(static_cast<size_t>(out_shape.Elements()));
   UnpackActivation(cfg, out_shape, packed.data(), r.y.data());
   r.counters = exe.counters();
@@ -175,6 +177,10 @@ void Check(const std::string& config, const std::string& target, int cases, uint
     const std::vector<int8_t> want = c.dense ? DenseReference(c) : Reference(c);
     ASSERT_EQ(r->y, want) << config << " " << target << " case " << i << ": " << c.g.ToString()
                           << (c.dense ? " (dense)" : "");
+    // The cost model times the same stream without data: the cycles sim counts.
+    if (r->counters.cycles > 0) {
+      EXPECT_EQ(r->predicted.cycles, r->counters.cycles) << config << " case " << i << ": " << c.g.ToString();
+    }
   }
 }
 

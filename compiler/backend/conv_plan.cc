@@ -6,6 +6,7 @@
 #include <set>
 #include <vector>
 
+#include "compiler/backend/conv_estimate.h"
 #include "isa/base/math.h"
 #include "isa/config.h"
 #include "isa/isa.h"
@@ -37,9 +38,9 @@ std::string ConvGeometry::ToString() const {
 std::string ConvTiling::ToString() const {
   return fmt::format(
       "tile {} oc blocks x {} ic blocks x {}x{} pixels ({} tiles: {} oc x {} ic x {}x{} spatial){}; "
-      "predicted {} cycles ({} GEMM)",
+      "estimated {} cycles ({} GEMM)",
       tob, tib, th, tw, tiles, oc_tiles, ic_tiles, h_tiles, w_tiles, weights_resident ? ", weights resident" : "",
-      predicted_cycles, predicted_gemm_cycles);
+      estimated_cycles, gemm_cycles);
 }
 
 StatusOr<ConvBlocking> BlockConv(const HwConfig& cfg, const ConvGeometry& g) {
@@ -71,25 +72,6 @@ ScratchpadSplit SplitScratchpads(const HwConfig& cfg, int64_t tob) {
   s.acc_half = std::max<int64_t>(0, (cfg.acc_entries - s.acc_params) / 2);
   s.uop_total = cfg.uop_entries;
   return s;
-}
-
-int64_t DmaLoadCycles(const HwConfig& cfg, int64_t rows, int64_t row_bytes, int64_t pad_entries) {
-  const int64_t beats = rows * CeilDiv(row_bytes, cfg.dram_bytes_per_cycle);
-  const int64_t data = rows > 0 && row_bytes > 0 ? cfg.dram_latency_cycles + beats : 0;
-  return std::max<int64_t>(1, cfg.dma_setup_cycles + pad_entries + data);
-}
-
-int64_t FetchStartupCycles(const HwConfig& cfg) {
-  // The first block of up to 8 instructions: latency, its beats, one dispatch.
-  const int64_t block = std::min<int64_t>(8, cfg.fetch_buffer) * kInsnBytes;
-  return cfg.dram_latency_cycles + CeilDiv(block, cfg.dram_bytes_per_cycle) + 1;
-}
-
-int64_t DmaStoreCycles(const HwConfig& cfg, int64_t rows, int64_t row_bytes, int64_t entries) {
-  const int64_t beats = rows * CeilDiv(row_bytes, cfg.dram_bytes_per_cycle);
-  // The out scratchpad is read one entry per cycle ahead of the bursts; the
-  // last response arrives L cycles after the last beat.
-  return std::max<int64_t>(1, cfg.dma_setup_cycles + std::max(beats, entries) + cfg.dram_latency_cycles);
 }
 
 Status CheckConvTiling(const HwConfig& cfg, const ConvGeometry& g, const ConvBlocking& b, ConvTiling* t) {
@@ -134,59 +116,10 @@ Status CheckConvTiling(const HwConfig& cfg, const ConvGeometry& g, const ConvBlo
   if (g.iw > 65535 || g.ow > 65535 || b.ibpo * kk > 65535)
     return UnimplementedError("convolution ({}): a row pitch above 65535 elements", g.ToString());
 
-  // Cost model: contract timings of each tile's instructions, then the
-  // load/compute/store pipeline recurrence over the tiles in program order.
-  const int64_t P = cfg.alu_pipeline_depth, G = cfg.gemm_pipeline_depth;
-  std::vector<int64_t> c_end(t->tiles + 1, 0), gemm_end(t->tiles + 1, 0);
-  int64_t l_end = 0, c_prev = 0, s_end_prev = 0, s_end_prev2 = 0, gemm_total = 0;
-  if (t->weights_resident)
-    l_end = DmaLoadCycles(cfg, 1, b.ocb * b.ibpo * kk * cfg.wgt_tile_bytes, 0);  // all weights, once
-  int64_t idx = 0;
-  for (int64_t n = 0; n < b.nb; ++n)
-    for (int64_t ot = 0; ot < t->oc_tiles; ++ot) {
-      const int64_t tob = std::min(t->tob, b.ocb - ot * t->tob);
-      c_prev += DmaLoadCycles(cfg, 2, tob * cfg.acc_tile_bytes, 0);  // this oc tile's parameter rows
-      for (int64_t ht = 0; ht < t->h_tiles; ++ht) {
-        const int64_t th = std::min(t->th, g.oh - ht * t->th);
-        for (int64_t wt = 0; wt < t->w_tiles; ++wt) {
-          const int64_t tw = std::min(t->tw, g.ow - wt * t->tw);
-          const int64_t pixels = th * tw;
-          int64_t out_ready = 0;
-          for (int64_t it = 0; it < t->ic_tiles; ++it, ++idx) {
-            const int64_t tib = std::min(t->tib, b.ibpo - it * t->tib);
-            const int64_t in_blocks = b.depthwise ? tob : tib;
-            const int64_t rows = (th - 1) * g.sh + g.kh, cols = (tw - 1) * g.sw + g.kw;
-            int64_t load = in_blocks * DmaLoadCycles(cfg, rows, cols * cfg.inp_tile_bytes, 0);
-            if (!t->weights_resident) load += DmaLoadCycles(cfg, tob, tib * kk * cfg.wgt_tile_bytes, 0);
-            const int64_t slot_free = idx >= 2 ? gemm_end[idx - 2] : 0;
-            l_end = std::max(l_end, slot_free) + load;
-            int64_t start = std::max(c_prev, l_end);
-            int64_t compute = 0;
-            if (it == 0) {
-              start = std::max(start, s_end_prev2);  // accumulator half released by the store two tiles back
-              compute += tob * pixels + tob + P;     // MOV bias rows into the tile
-            }
-            const int64_t gemm = tob * tib * kk * pixels;
-            gemm_total += gemm;
-            gemm_end[idx] = start + compute + gemm + G;
-            compute += gemm + G;
-            if (it == t->ic_tiles - 1) compute += (tob * pixels + tob + P) + 2 * (tob * pixels + P);  // requantize
-            c_end[idx] = start + compute;
-            c_prev = c_end[idx];
-            out_ready = c_end[idx];
-          }
-          const int64_t store = tob * DmaStoreCycles(cfg, th, tw * cfg.out_tile_bytes, pixels);
-          s_end_prev2 = s_end_prev;
-          s_end_prev = std::max(s_end_prev, out_ready) + store;
-        }
-      }
-    }
-  t->predicted_cycles = s_end_prev + 1 + FetchStartupCycles(cfg);
-  t->predicted_gemm_cycles = gemm_total;
   return OkStatus();
 }
 
-StatusOr<ConvTiling> PlanConv(const HwConfig& cfg, const ConvGeometry& g) {
+StatusOr<ConvTiling> PlanConv(const HwConfig& cfg, const ConvGeometry& g, const ConvEpilogue& e) {
   TSR_ASSIGN_OR_RETURN(ConvBlocking b, BlockConv(cfg, g));
   ConvTiling best;
   bool found = false;
@@ -215,7 +148,9 @@ StatusOr<ConvTiling> PlanConv(const HwConfig& cfg, const ConvGeometry& g) {
             last = s;
             continue;
           }
-          if (!found || t.predicted_cycles < best.predicted_cycles) best = t, found = true;
+          const ConvEstimate est = EstimateConv(cfg, g, b, t, e);
+          t.estimated_cycles = est.cycles, t.gemm_cycles = est.gemm_cycles;
+          if (!found || t.estimated_cycles < best.estimated_cycles) best = t, found = true;
         }
       }
   if (!found) return last;

@@ -3,10 +3,9 @@
 // `tob` output-channel blocks x `th` x `tw` output pixels of one batch block,
 // accumulating over input-channel blocks in chunks of `tib`; inputs and
 // weights of consecutive tiles alternate between the two halves of their
-// scratchpads (double buffering), and so do accumulator tiles. The cost model
-// prices every instruction with the timing contract (docs/microarch.md) and
-// runs the load/compute/store pipeline recurrence; PlanConv picks the cheapest
-// legal tiling. docs/compiler-backend.md compares predictions with `sim`.
+// scratchpads (double buffering), and so do accumulator tiles. PlanConv
+// ranks the legal tilings with the closed-form estimate of conv_estimate.h
+// and picks the cheapest.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +26,14 @@ struct ConvGeometry {
   int64_t kh = 1, kw = 1, sh = 1, sw = 1;
   int64_t pt = 0, pl = 0;  // top/left padding; bottom/right follow from oh/ow
   std::string ToString() const;
+};
+
+// What the layer does to each output tile after the GEMM (its ALU passes).
+struct ConvEpilogue {
+  int clamp_passes = 1;  // CLIP for a symmetric range, MAX then MIN otherwise (ReLU)
+  static ConvEpilogue ForRange(int64_t act_min, int64_t act_max) {
+    return ConvEpilogue{act_min == -act_max - 1 ? 1 : 2};
+  }
 };
 
 // How the layer's channels map onto blocks.
@@ -50,9 +57,9 @@ struct ConvTiling {
   int64_t inp_entries = 0, wgt_entries = 0, acc_entries = 0, uops = 0;
   // Tile counts.
   int64_t oc_tiles = 0, ic_tiles = 0, h_tiles = 0, w_tiles = 0, tiles = 0;
-  // Cost model.
-  int64_t predicted_cycles = 0;
-  int64_t predicted_gemm_cycles = 0;  // GEMM iterations (the ideal)
+  // The tiler's estimate (conv_estimate.h), for ranking.
+  int64_t estimated_cycles = 0;
+  int64_t gemm_cycles = 0;  // GEMM iterations (the ideal)
   std::string ToString() const;
 };
 
@@ -65,18 +72,12 @@ struct ScratchpadSplit {
 ScratchpadSplit SplitScratchpads(const HwConfig& cfg, int64_t tob);
 
 // Checks a tiling against the scratchpads, field widths and DMA limits and
-// fills its derived sizes and prediction. Errors name the violated limit.
+// fills its derived sizes. Errors name the violated limit.
 Status CheckConvTiling(const HwConfig& cfg, const ConvGeometry& g, const ConvBlocking& b, ConvTiling* t);
 
-// Searches tilings and returns the one with the fewest predicted cycles. A
+// Searches tilings and returns the one with the fewest estimated cycles. A
 // layer that cannot fit at all is an error naming the layer's shape and the
 // scratchpad that is too small.
-StatusOr<ConvTiling> PlanConv(const HwConfig& cfg, const ConvGeometry& g);
-
-// Contract timings of single instructions, assuming the memory port is free.
-int64_t DmaLoadCycles(const HwConfig& cfg, int64_t rows, int64_t row_bytes, int64_t pad_entries);
-int64_t DmaStoreCycles(const HwConfig& cfg, int64_t rows, int64_t row_bytes, int64_t entries);
-// Cycles before the first instruction can start (the first fetch block).
-int64_t FetchStartupCycles(const HwConfig& cfg);
+StatusOr<ConvTiling> PlanConv(const HwConfig& cfg, const ConvGeometry& g, const ConvEpilogue& e = {});
 
 }  // namespace tessera::backend

@@ -60,6 +60,7 @@ Placement PlaceConv(const ir::Node* n, const HwConfig& cfg, const std::set<const
   g.groups = n->attrs().Int("group", 1);
   g.sh = strides[0], g.sw = strides[1], g.pt = pads[0], g.pl = pads[1];
   g.oh = ys[2], g.ow = ys[3];
+  const ConvEpilogue epi = ConvEpilogue::ForRange(n->attrs().Int("act_min", -128), n->attrs().Int("act_max", 127));
   Placement p;
   p.node = n;
   p.useful_macs = g.n * g.oc * g.oh * g.ow * (g.ic / g.groups) * g.kh * g.kw;
@@ -73,26 +74,24 @@ Placement PlaceConv(const ir::Node* n, const HwConfig& cfg, const std::set<const
     m.oc = g.oc;
     m.ih = m.oh = g.oh * g.ow;
     m.iw = m.ow = 1;
-    auto t = PlanConv(cfg, m);
+    auto t = PlanConv(cfg, m, epi);
     if (t.ok()) {
       p.kind = PlaceKind::kAccel;
       p.op = AccelOp::kConv;
       p.im2col = true;
       p.geo = m;
       p.tiling = *t;
-      p.predicted_cycles = t->predicted_cycles;
       p.reason = fmt::format("{}x{} conv over {} channels as a matmul on host-gathered patches (K = {}); {}", g.kh,
                              g.kw, g.ic, m.ic, t->ToString());
       return p;
     }
   }
-  auto t = PlanConv(cfg, g);
+  auto t = PlanConv(cfg, g, epi);
   if (!t.ok()) return DoesNotFit(n, t.status());
   p.kind = PlaceKind::kAccel;
   p.op = AccelOp::kConv;
   p.geo = g;
   p.tiling = *t;
-  p.predicted_cycles = t->predicted_cycles;
   p.reason = (g.groups > 1 ? "depthwise (block-diagonal weight tiles); " : "") + t->ToString();
   return p;
 }
@@ -112,7 +111,7 @@ Placement PlaceMatMul(const ir::Node* n, const HwConfig& cfg) {
   g.oc = w->type().shape[0];
   g.ih = g.oh = CeilDiv(rows, cfg.batch);  // rows of batch tiles
   g.iw = g.ow = 1;
-  auto t = PlanConv(cfg, g);
+  auto t = PlanConv(cfg, g, ConvEpilogue::ForRange(n->attrs().Int("act_min", -128), n->attrs().Int("act_max", 127)));
   if (!t.ok()) return DoesNotFit(n, t.status());
   Placement p;
   p.node = n;
@@ -120,7 +119,6 @@ Placement PlaceMatMul(const ir::Node* n, const HwConfig& cfg) {
   p.op = AccelOp::kDense;
   p.geo = g;
   p.tiling = *t;
-  p.predicted_cycles = t->predicted_cycles;
   p.useful_macs = rows * g.ic * g.oc;
   p.reason = t->ToString();
   return p;
@@ -155,7 +153,6 @@ Placement PlacePool(const ir::Node* n, const HwConfig& cfg, bool max) {
   p.kind = PlaceKind::kAccel;
   p.op = AccelOp::kPool;
   p.pool = pc;
-  p.predicted_cycles = PredictPoolCycles(cfg, pc);
   p.reason = fmt::format("{} pool {}x{} on the ALU", max ? "max" : "average", pc.kh, pc.kw);
   return p;
 }

@@ -28,7 +28,6 @@ struct Placement {
   bool im2col = false;  // first-layer conv lowered to a matmul over host-built patches
   // kPool
   PoolCodegen pool;
-  int64_t predicted_cycles = 0;
   int64_t useful_macs = 0;
   bool cannot_fit = false;  // supported op whose tiles do not fit the config
 };

@@ -292,11 +292,4 @@ const HwConfig& ModelRunner::config() const { return impl_->cfg; }
 const ir::Graph& ModelRunner::graph() const { return *impl_->graph; }
 bool ModelRunner::has_timing() const { return impl_->has_timing; }
 
-Roofline LayerRoofline(const HwConfig& cfg, const DeviceCounters& c) {
-  Roofline r;
-  r.compute_cycles = c.gemm_iterations + c.alu_iterations;
-  r.memory_cycles = CeilDiv(c.dram_read_bytes + c.dram_write_bytes, cfg.dram_bytes_per_cycle);
-  return r;
-}
-
 }  // namespace tessera::backend

@@ -64,13 +64,4 @@ class ModelRunner {
   std::unique_ptr<Impl> impl_;
 };
 
-// Roofline of one accelerator layer from its counters: the lower bounds of its
-// cycles set by compute (GEMM + ALU iterations) and by DRAM traffic.
-struct Roofline {
-  int64_t compute_cycles = 0, memory_cycles = 0;
-  int64_t bound() const { return std::max(compute_cycles, memory_cycles); }
-  const char* limiter() const { return memory_cycles > compute_cycles ? "memory" : "compute"; }
-};
-Roofline LayerRoofline(const HwConfig& cfg, const DeviceCounters& c);
-
 }  // namespace tessera::backend

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compiler/backend/compile.h"
+#include "compiler/backend/cost_model.h"
 #include "compiler/backend/runner.h"
 #include "compiler/backend/tsr.pb.h"
 #include "driver/registry.h"
@@ -167,8 +168,12 @@ std::string Session::StatsJson(const RunStats& s) const {
       e["useful_macs"] = l.useful_macs;
       e["dram_read_bytes"] = c.dram_read_bytes;
       e["dram_write_bytes"] = c.dram_write_bytes;
-      e["bound"] = rl.limiter();
-      e["roofline_cycles"] = rl.bound();
+      e["bound"] = BoundName(rl.bound);
+      e["roofline_cycles"] = rl.bound_cycles;
+      e["roofline"] = Json{{"compute", rl.compute},   {"load", rl.load},     {"store", rl.store},
+                           {"dram_bw", rl.bandwidth}, {"bursts", rl.bursts}, {"fetch", rl.fetch}};
+      e["port_bursts"] = c.port_bursts;
+      e["dram_busy_cycles"] = c.dram_busy_cycles;
       e["predicted_cycles"] = l.predicted_cycles;
       e["fetch"] = ModuleJson(c.fetch);
       e["load"] = ModuleJson(c.load);
@@ -199,8 +204,8 @@ std::string Session::LayerTable(const RunStats& s) const {
     const Roofline rl = LayerRoofline(cfg, c);
     t += fmt::format("{:<44} {:<9} {:>11} {:>7.1f}% {:>11} {:>11} {:<8} {:>8.1f}% {:>11}\n", node, l.op,
                      c.cycles / runs, timing && c.cycles ? 100.0 * l.useful_macs / (peak * c.cycles) : 0.0,
-                     c.dram_read_bytes / runs, c.dram_write_bytes / runs, rl.limiter(),
-                     timing && c.cycles ? 100.0 * rl.bound() / c.cycles : 0.0, l.predicted_cycles / runs);
+                     c.dram_read_bytes / runs, c.dram_write_bytes / runs, timing ? BoundName(rl.bound) : "-",
+                     timing ? 100.0 * rl.attained() : 0.0, l.predicted_cycles / runs);
   }
   return t;
 }

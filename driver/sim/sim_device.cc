@@ -56,6 +56,7 @@ class CycleDevice final : public SimulatedDevice {
     r.counters.cycles = s.cycles;
     r.counters.macs = s.gemm_macs;  // counted in timing-only runs too
     r.counters.dram_busy_cycles = s.dram_busy_cycles;
+    r.counters.port_bursts = s.port_bursts;
     r.counters.fetch = ToModule(s.fetch);
     r.counters.load = ToModule(s.load);
     r.counters.compute = ToModule(s.compute);

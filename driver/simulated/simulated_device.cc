@@ -141,6 +141,7 @@ void SimulatedDevice::StartRun() {
   for (const MemInfo& m : kMemTypes) set(regs::MemCounter(m.mem), c.load_bytes_by_mem[static_cast<size_t>(m.mem)]);
   set(Counter::kUopLoads, c.uop_loads);
   set(Counter::kDramBusyCycles, c.dram_busy_cycles);
+  set(Counter::kPortBursts, c.port_bursts);
   if (r.status.ok()) {
     status_ = regs::kStatusDone;
   } else {

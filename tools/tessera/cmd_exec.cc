@@ -138,6 +138,7 @@ nlohmann::json StatsJson(const Device& dev, const DeviceCounters& c) {
   j["gemm_macs"] = c.macs;
   j["dram_busy_cycles"] = c.dram_busy_cycles;
   j["dram_bandwidth_utilization"] = c.cycles ? static_cast<double>(c.dram_busy_cycles) / c.cycles : 0.0;
+  j["port_bursts"] = c.port_bursts;
   j["fetch"] = ModuleJson(c.fetch, c.cycles);
   j["load"] = ModuleJson(c.load, c.cycles);
   j["compute"] = ModuleJson(c.compute, c.cycles);

@@ -1,0 +1,160 @@
+#include "compiler/backend/conv_estimate.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "compiler/backend/conv_plan.h"
+#include "isa/config.h"
+#include "sim/timing.h"
+
+namespace tessera::backend {
+namespace {
+
+// DMA durations by shape, each computed once per estimate.
+class DmaCosts {
+ public:
+  explicit DmaCosts(const HwConfig& cfg) : cfg_(cfg) {}
+  // LOAD of `rows` rows of `row_bytes`, `pitch` apart, after `padding` entries.
+  int64_t Load(int64_t rows, int64_t row_bytes, int64_t pitch, int64_t padding) {
+    return Get(false, rows, row_bytes, pitch, padding);
+  }
+  // STORE of `rows` full data rows.
+  int64_t Store(int64_t rows, int64_t row_bytes, int64_t pitch, int64_t cols) {
+    return Get(true, rows, row_bytes, pitch, cols);
+  }
+
+ private:
+  int64_t Get(bool write, int64_t rows, int64_t row_bytes, int64_t pitch, int64_t extra) {
+    const auto key = std::make_tuple(write, rows, row_bytes, pitch, extra);
+    auto it = memo_.find(key);
+    if (it != memo_.end()) return it->second;
+    timing::DmaShape d;
+    d.write = write;
+    d.pitch = static_cast<uint64_t>(pitch);
+    d.row_bytes = static_cast<uint64_t>(row_bytes);
+    d.rows = row_bytes > 0 ? rows : 0;
+    if (write) {
+      d.data_rows = rows, d.data_cols = extra;
+    } else {
+      d.padding = extra;
+    }
+    const int64_t c = timing::DmaAlone(cfg_, d).cycles;
+    memo_.emplace(key, c);
+    return c;
+  }
+  const HwConfig& cfg_;
+  std::map<std::tuple<bool, int64_t, int64_t, int64_t, int64_t>, int64_t> memo_;
+};
+
+// How much of the window [start, start + len) lies inside [0, size).
+int64_t Inside(int64_t start, int64_t len, int64_t size) {
+  return std::max<int64_t>(0, std::min(size, start + len) - std::max<int64_t>(0, start));
+}
+
+}  // namespace
+
+ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const ConvBlocking& b, const ConvTiling& t,
+                          const ConvEpilogue& e) {
+  DmaCosts dma(cfg);
+  const int64_t kk = g.kh * g.kw;
+  const int64_t E_in = cfg.inp_tile_bytes, E_w = cfg.wgt_tile_bytes, E_out = cfg.out_tile_bytes;
+  // Per spatial tile (ht, wt): output extent and the input window's inside
+  // part; one input block's LOAD and one output block's STORE.
+  struct Span {
+    int64_t out, in, inside;
+  };
+  auto spans = [](int64_t tiles, int64_t tile, int64_t o, int64_t s, int64_t k, int64_t pad, int64_t size) {
+    std::vector<Span> v(static_cast<size_t>(tiles));
+    for (int64_t i = 0; i < tiles; ++i) {
+      Span& x = v[static_cast<size_t>(i)];
+      x.out = std::min(tile, o - i * tile);
+      x.in = (x.out - 1) * s + k;
+      x.inside = Inside(i * tile * s - pad, x.in, size);
+    }
+    return v;
+  };
+  const std::vector<Span> hs = spans(t.h_tiles, t.th, g.oh, g.sh, g.kh, g.pt, g.ih);
+  const std::vector<Span> ws = spans(t.w_tiles, t.tw, g.ow, g.sw, g.kw, g.pl, g.iw);
+  std::vector<int64_t> load1(hs.size() * ws.size()), store1(hs.size() * ws.size());
+  for (size_t h = 0; h < hs.size(); ++h)
+    for (size_t w = 0; w < ws.size(); ++w) {
+      load1[h * ws.size() + w] =
+          dma.Load(hs[h].inside, ws[w].inside * E_in, g.iw * E_in, hs[h].in * ws[w].in - hs[h].inside * ws[w].inside);
+      store1[h * ws.size() + w] = dma.Store(hs[h].out, ws[w].out * E_out, g.ow * E_out, ws[w].out);
+    }
+  // Uop kernels are loaded by the compute module on first use. A GEMM kernel
+  // is fixed by its oc/ic tile (their sizes; with resident weights, their
+  // offsets), whether its spatial tile is an edge one, and the buffer halves;
+  // an ALU kernel by its oc tile's size, the edges and the accumulator half.
+  const bool res = t.weights_resident;
+  const int64_t ot_keys = res ? t.oc_tiles : 2, it_keys = res ? t.ic_tiles : 2;
+  std::vector<uint8_t> seen_gemm(static_cast<size_t>(ot_keys * it_keys * 16)), seen_alu(3 * 2 * 8);
+  auto first_use = [](std::vector<uint8_t>& seen, int64_t key) {
+    const bool fresh = !seen[static_cast<size_t>(key)];
+    seen[static_cast<size_t>(key)] = 1;
+    return fresh;
+  };
+  const int64_t alu_uop = dma.Load(1, kUopBytes, kUopBytes, 0);
+  // ALU over a tile's accumulator rows: `vec` reads one parameter row per output block.
+  auto alu = [&](int64_t tob, int64_t pixels, bool vec) {
+    const int64_t src = 0;
+    return timing::AluCycles(cfg, timing::AluLoopCycles(vec, tob, pixels, &src, 1, vec ? 1 : 0, 0));
+  };
+
+  const int64_t t0 = timing::FirstStartCycle(cfg, 4 * t.tiles + 8);
+  std::vector<int64_t> gemm_end(static_cast<size_t>(t.tiles) + 1, 0);
+  int64_t l_end = t0, c_prev = t0, s_end = t0, s_end_prev = t0, gemm_total = 0, idx = 0, otile = 0;
+  if (res) l_end += dma.Load(1, b.ocb * b.ibpo * kk * E_w, b.ocb * b.ibpo * kk * E_w, 0);
+  for (int64_t n = 0; n < b.nb; ++n)
+    for (int64_t ot = 0; ot < t.oc_tiles; ++ot) {
+      const int64_t ob0 = ot * t.tob, tob = std::min(t.tob, b.ocb - ob0), ot_edge = tob != t.tob;
+      c_prev += dma.Load(2, tob * cfg.acc_tile_bytes, b.ocb * cfg.acc_tile_bytes, 0);  // parameter rows
+      for (size_t ht = 0; ht < hs.size(); ++ht) {
+        const int64_t th = hs[ht].out, h_edge = th != t.th;
+        for (size_t wt = 0; wt < ws.size(); ++wt, ++otile) {
+          const int64_t tw = ws[wt].out, w_edge = tw != t.tw, pixels = th * tw, aslot = otile % 2;
+          const int64_t alu_key = ((ot_edge * 2 + h_edge) * 2 + w_edge) * 2 + aslot;
+          int64_t out_ready = 0;
+          for (int64_t it = 0; it < t.ic_tiles; ++it, ++idx) {
+            const int64_t j0 = it * t.tib, tib = b.depthwise ? 1 : std::min(t.tib, b.ibpo - j0);
+            const int64_t in_blocks = b.depthwise ? tob : tib, slot = idx % 2;
+            const bool first = it == 0, last = it == t.ic_tiles - 1;
+            // Load: one LOAD per input block (the part outside the image is padding), then the weights.
+            int64_t load = in_blocks * load1[ht * ws.size() + wt];
+            if (!res) load += dma.Load(tob, tib * kk * E_w, b.ibpo * kk * E_w, 0);
+            l_end = std::max(l_end, idx >= 2 ? gemm_end[static_cast<size_t>(idx - 2)] : 0) + load;
+            // Compute: uop loads before the first instruction that waits for a token run ahead of it.
+            const int64_t gemm_uops = tob * tib * kk;
+            const int64_t gemm_key =
+                (((res ? ot : ot_edge) * it_keys + (res ? it : tib != t.tib)) * 4 + h_edge * 2 + w_edge) * 4 +
+                slot * 2 + aslot;
+            const int64_t gemm_uop =
+                first_use(seen_gemm, gemm_key) ? dma.Load(1, gemm_uops * kUopBytes, gemm_uops * kUopBytes, 0) : 0;
+            int64_t c = c_prev + (first ? (first_use(seen_alu, alu_key) ? alu_uop : 0) : gemm_uop);
+            int64_t x = std::max({c, l_end, first && otile >= 2 ? s_end_prev : int64_t{0}});
+            if (first) x += alu(tob, pixels, true) + gemm_uop;  // bias rows into the tile
+            const int64_t gemm = gemm_uops * pixels;
+            gemm_total += gemm;
+            x += timing::GemmCycles(cfg, gemm);
+            gemm_end[static_cast<size_t>(idx)] = x;
+            if (last) {  // scale, then clamp
+              x += (first_use(seen_alu, 16 + alu_key) ? alu_uop : 0) + alu(tob, pixels, true);
+              x += (first_use(seen_alu, 32 + alu_key) ? alu_uop : 0) + e.clamp_passes * alu(tob, pixels, false);
+            }
+            c_prev = out_ready = x;
+          }
+          s_end_prev = s_end;
+          s_end = std::max(s_end, out_ready) + tob * store1[ht * ws.size() + wt];
+        }
+      }
+    }
+  // The last store's token reaches compute (a no-op carries the pop), then FINISH.
+  ConvEstimate est;
+  est.cycles = s_end + cfg.dma_setup_cycles + timing::kFinishCycles;
+  est.gemm_cycles = gemm_total;
+  return est;
+}
+
+}  // namespace tessera::backend
