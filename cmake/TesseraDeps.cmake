@@ -41,3 +41,11 @@ set(TESSERA_LIT /usr/lib/llvm-15/build/utils/lit/lit.py)
 if(NOT EXISTS ${TESSERA_LIT})
   message(FATAL_ERROR "Tessera needs lit: install the Debian package 'llvm-15-tools'.")
 endif()
+
+# The Python binding (python/): pybind11 against Debian's interpreter and its
+# development headers, both found through FindPython for ${TESSERA_PYTHON}.
+set(Python_EXECUTABLE ${TESSERA_PYTHON})
+find_package(Python 3 QUIET COMPONENTS Interpreter Development.Module)
+tessera_require(Python_Development.Module_FOUND python3-dev "the Python headers (for the binding)")
+find_package(pybind11 CONFIG QUIET)
+tessera_require(pybind11_FOUND pybind11-dev "pybind11 (for the Python binding)")

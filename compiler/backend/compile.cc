@@ -283,15 +283,22 @@ Status SaveModel(const tsr::Model& m, const std::string& path) {
   return WriteFile(path, bytes);
 }
 
-StatusOr<std::unique_ptr<tsr::Model>> LoadModelFile(const std::string& path) {
-  TSR_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadBinaryFile(path, kMaxTsrBytes));
+StatusOr<std::unique_ptr<tsr::Model>> ParseModel(const std::vector<uint8_t>& bytes, const std::string& source) {
+  if (bytes.size() > kMaxTsrBytes)
+    return InvalidArgumentError("{}: {} bytes is larger than the {} bytes a .tsr may have", source, bytes.size(),
+                                kMaxTsrBytes);
   auto m = std::make_unique<tsr::Model>();
   if (!m->ParseFromArray(bytes.data(), static_cast<int>(bytes.size())) || m->producer() != "tessera")
-    return DataLossError("{}: not a Tessera compiled model (.tsr)", path);
+    return DataLossError("{}: not a Tessera compiled model (.tsr)", source);
   if (m->format_version() != kTsrFormatVersion)
-    return FailedPreconditionError("{}: format version {} is not supported (this build reads {})", path,
+    return FailedPreconditionError("{}: format version {} is not supported (this build reads {})", source,
                                    m->format_version(), kTsrFormatVersion);
   return m;
+}
+
+StatusOr<std::unique_ptr<tsr::Model>> LoadModelFile(const std::string& path) {
+  TSR_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadBinaryFile(path, kMaxTsrBytes));
+  return ParseModel(bytes, path);
 }
 
 std::string DescribeModel(const tsr::Model& m) {

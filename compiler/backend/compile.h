@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "compiler/backend/partition.h"
 #include "compiler/ir/graph.h"
@@ -32,6 +33,8 @@ StatusOr<std::unique_ptr<tsr::Model>> CompileGraph(const ir::Graph& g, const HwC
 
 Status SaveModel(const tsr::Model& m, const std::string& path);
 StatusOr<std::unique_ptr<tsr::Model>> LoadModelFile(const std::string& path);
+// A serialized artifact held in memory; `source` names it in messages.
+StatusOr<std::unique_ptr<tsr::Model>> ParseModel(const std::vector<uint8_t>& bytes, const std::string& source);
 
 // The layer table of `tessera inspect MODEL.tsr`: each step with its placement
 // and reason, predicted cycles and MACs.

@@ -20,7 +20,11 @@ double Since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-StatusOr<std::unique_ptr<ir::Graph>> LoadModel(const std::string& path, const frontend::ImportOptions& options) {
+bool ModelSource::is_onnx() const { return in_memory() || EndsWith(path, ".onnx"); }
+
+StatusOr<std::unique_ptr<ir::Graph>> LoadModel(const ModelSource& source, const frontend::ImportOptions& options) {
+  if (source.in_memory()) return frontend::ImportOnnxBytes(source.onnx_bytes, source.path, source.base_dir, options);
+  const std::string& path = source.path;
   if (EndsWith(path, ".onnx")) return frontend::ImportOnnxFile(path, options);
   if (EndsWith(path, ".tir")) {
     TSR_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
@@ -31,10 +35,18 @@ StatusOr<std::unique_ptr<ir::Graph>> LoadModel(const std::string& path, const fr
   return InvalidArgumentError("{}: unknown model format (expected .onnx or .tir)", path);
 }
 
+StatusOr<std::unique_ptr<ir::Graph>> LoadModel(const std::string& path, const frontend::ImportOptions& options) {
+  return LoadModel(ModelSource::File(path), options);
+}
+
 StatusOr<CompileResult> Compile(const std::string& path, const CompileOptions& options) {
+  return Compile(ModelSource::File(path), options);
+}
+
+StatusOr<CompileResult> Compile(const ModelSource& source, const CompileOptions& options) {
   CompileResult r;
   auto t0 = std::chrono::steady_clock::now();
-  TSR_ASSIGN_OR_RETURN(r.graph, LoadModel(path, options.import));
+  TSR_ASSIGN_OR_RETURN(r.graph, LoadModel(source, options.import));
   r.import_seconds = Since(t0);
   t0 = std::chrono::steady_clock::now();
   TSR_ASSIGN_OR_RETURN(r.pass_reports, passes::RunPasses(*r.graph, options.passes));
@@ -47,12 +59,12 @@ StatusOr<CompileResult> Compile(const std::string& path, const CompileOptions& o
   const bool splits = inputs.size() == 1 && inputs[0]->type().rank() == calib.rank() && calib.rank() > 0 &&
                       inputs[0]->type().shape[0] > 0 && calib.dim(0) % inputs[0]->type().shape[0] == 0;
   quant::Ranges ranges;
-  if (splits || inputs.size() != 1 || !EndsWith(path, ".onnx")) {
+  if (splits || inputs.size() != 1 || !source.is_onnx()) {
     TSR_ASSIGN_OR_RETURN(ranges, quant::Calibrate(*r.graph, calib, options.calib));
   } else {
     frontend::ImportOptions io = options.import;
     io.input_shapes[inputs[0]->name()] = calib.shape();
-    TSR_ASSIGN_OR_RETURN(auto cg, LoadModel(path, io));
+    TSR_ASSIGN_OR_RETURN(auto cg, LoadModel(source, io));
     TSR_RETURN_IF_ERROR(passes::RunPasses(*cg, options.passes).status());
     TSR_ASSIGN_OR_RETURN(ranges, quant::Calibrate(*cg, calib, options.calib));
   }
