@@ -122,12 +122,22 @@ class Assembler {
 
  private:
   // Processes lines [begin, end); `.for NAME, START, END` ... `.endfor`
-  // repeats its body with NAME bound to START .. END-1.
+  // repeats its body with NAME bound to START .. END-1. Loops nest at most
+  // kMaxForNesting deep and loop bodies expand to at most kMaxExpandedTokens
+  // tokens in all, so a short file can neither recurse without bound nor
+  // take hours and gigabytes.
+  static constexpr int kMaxForNesting = 16;
+  static constexpr int64_t kMaxExpandedTokens = int64_t{1} << 21;
+
   Status ProcessRange(size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) {
       const int lineno = static_cast<int>(i) + 1;
       std::string where = fmt::format("{}:{}", file_, lineno);
       TSR_ASSIGN_OR_RETURN(std::vector<Token> toks, asm_internal::Tokenize(lines_[i], where));
+      if (!locals_.empty()) expanded_tokens_ += static_cast<int64_t>(toks.size());
+      if (expanded_tokens_ > kMaxExpandedTokens)
+        return InvalidArgumentError("{}: the source expands (through .for) to more than {} tokens", where,
+                                    kMaxExpandedTokens);
       TokenStream ts(std::move(toks), where);
       if (ts.AtEnd()) continue;
       const Token& first = ts.Peek();
@@ -147,8 +157,10 @@ class Assembler {
       TSR_RETURN_IF_ERROR(ts.Expect(","));
       TSR_ASSIGN_OR_RETURN(int64_t hi, EvalNow(ts));
       if (!ts.AtEnd()) return ts.Error(ts.Peek().col, fmt::format("unexpected '{}' after .for", ts.Peek().text));
-      if (hi - lo > (int64_t{1} << 20))
-        return ts.Error(first.col, fmt::format(".for range of {} iterations is too large", hi - lo));
+      if (hi > lo && static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) > (uint64_t{1} << 20))
+        return ts.Error(first.col, fmt::format(".for range [{}, {}) has too many iterations (at most 2^20)", lo, hi));
+      if (static_cast<int>(locals_.size()) >= kMaxForNesting)
+        return ts.Error(first.col, fmt::format(".for loops nest more than {} deep", kMaxForNesting));
       TSR_ASSIGN_OR_RETURN(size_t close, MatchingEndfor(i, end));
       for (int64_t v = lo; v < hi; ++v) {
         locals_[var] = v;
@@ -281,6 +293,13 @@ class Assembler {
       }
       if (count < 0 || count > (int64_t{1} << 28))
         return ts.Error(d.col, fmt::format(".random needs count= in [0, 2^28], got {}", count));
+      // Generated now, so bounded now: segments cannot overlap, so all of them fit in DRAM.
+      const uint64_t bytes = static_cast<uint64_t>(count) * ElemBytes(s.type);
+      random_bytes_ += bytes;
+      if (s.addr > cfg_.dram_size_bytes || bytes > cfg_.dram_size_bytes - s.addr ||
+          random_bytes_ > cfg_.dram_size_bytes)
+        return ts.Error(
+            d.col, fmt::format(".random segment '{}' does not fit in DRAM ({} bytes)", s.name, cfg_.dram_size_bytes));
       if (!have_seed) return ts.Error(d.col, ".random needs seed=");
       if (lo > hi || lo < tlo || hi > thi)
         return ts.Error(range_col,
@@ -460,7 +479,9 @@ class Assembler {
   const HwConfig& cfg_;
   std::string file_;
   Symbols syms_;
-  Symbols locals_;  // .for variables currently bound
+  Symbols locals_;               // .for variables currently bound
+  int64_t expanded_tokens_ = 0;  // tokens processed inside .for bodies, once per iteration
+  uint64_t random_bytes_ = 0;    // bytes of .random segments generated so far
   std::vector<std::string> lines_;
   uint64_t text_addr_ = 0;
   std::vector<InsnStmt> insns_;

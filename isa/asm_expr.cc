@@ -101,6 +101,10 @@ StatusOr<std::string> TokenStream::Ident(const char* what) {
 
 StatusOr<std::unique_ptr<Expr>> TokenStream::ParseExpr() { return Binary(0); }
 
+Status TokenStream::TooDeep(int col) const {
+  return Error(col, fmt::format("expression nested more than {} levels deep", kMaxExprDepth));
+}
+
 StatusOr<std::unique_ptr<Expr>> TokenStream::Binary(int level) {
   static const std::vector<std::vector<const char*>> kLevels = {
       {"|"}, {"&"}, {"==", "!="}, {"<", "<=", ">", ">="}, {"<<", ">>"}, {"+", "-"}, {"*", "/", "%"}};
@@ -123,6 +127,8 @@ StatusOr<std::unique_ptr<Expr>> TokenStream::Binary(int level) {
             : m == ">=" ? 'g'
                         : m[0];
     e->col = col;
+    e->depth = 1 + std::max(lhs->depth, rhs->depth);
+    if (e->depth > kMaxExprDepth) return TooDeep(col);
     e->a = std::move(lhs);
     e->b = std::move(rhs);
     lhs = std::move(e);
@@ -130,6 +136,15 @@ StatusOr<std::unique_ptr<Expr>> TokenStream::Binary(int level) {
 }
 
 StatusOr<std::unique_ptr<Expr>> TokenStream::Unary() {
+  if (nesting_ >= kMaxExprDepth) return TooDeep(Peek().col);
+  ++nesting_;
+  auto e = UnaryInner();
+  --nesting_;
+  if (e.ok() && (*e)->depth > kMaxExprDepth) return TooDeep((*e)->col);
+  return e;
+}
+
+StatusOr<std::unique_ptr<Expr>> TokenStream::UnaryInner() {
   const Token& t = Peek();
   auto e = std::make_unique<Expr>();
   e->col = t.col;
@@ -138,6 +153,7 @@ StatusOr<std::unique_ptr<Expr>> TokenStream::Unary() {
     TSR_ASSIGN_OR_RETURN(std::unique_ptr<Expr> inner, Unary());
     if (op == '+') return inner;
     e->op = op == '-' ? 'u' : '~';
+    e->depth = 1 + inner->depth;
     e->a = std::move(inner);
     return e;
   }
@@ -159,9 +175,11 @@ StatusOr<std::unique_ptr<Expr>> TokenStream::Unary() {
     Next();
     e->op = fn == "log2" ? 'G' : fn == "min" ? 'm' : 'M';
     TSR_ASSIGN_OR_RETURN(e->a, ParseExpr());
+    e->depth = 1 + e->a->depth;
     if (arity == 2) {
       TSR_RETURN_IF_ERROR(Expect(","));
       TSR_ASSIGN_OR_RETURN(e->b, ParseExpr());
+      e->depth = std::max(e->depth, 1 + e->b->depth);
     }
     TSR_RETURN_IF_ERROR(Expect(")"));
     return e;
@@ -187,7 +205,7 @@ StatusOr<int64_t> Eval(const Expr& e, const Symbols& syms, const Symbols& locals
     }
     case 'u': {
       TSR_ASSIGN_OR_RETURN(int64_t a, Eval(*e.a, syms, locals, where));
-      return -a;
+      return static_cast<int64_t>(0 - static_cast<uint64_t>(a));  // wraps like + - *
     }
     case '~': {
       TSR_ASSIGN_OR_RETURN(int64_t a, Eval(*e.a, syms, locals, where));

@@ -26,6 +26,7 @@ StatusOr<std::vector<Token>> Tokenize(const std::string& line, const std::string
 
 struct Expr {
   char op = 'n';  // 'n' number, 's' symbol, 'u' negate, '~', '(' unused, or a binary operator
+  int depth = 1;  // height of this tree; bounded by kMaxExprDepth
   int64_t value = 0;
   std::string sym;
   int col = 0;
@@ -33,6 +34,12 @@ struct Expr {
 };
 
 using Symbols = std::map<std::string, int64_t>;
+
+// Parsing, evaluating and freeing an expression recurse over its tree, so both
+// the nesting of parentheses / unary operators / calls and the height of the
+// tree (a chain of binary operators) are bounded: deeper input is an error,
+// never a stack overflow.
+inline constexpr int kMaxExprDepth = 256;
 
 // Cursor over one line's tokens with error helpers.
 class TokenStream {
@@ -52,9 +59,12 @@ class TokenStream {
  private:
   StatusOr<std::unique_ptr<Expr>> Binary(int level);
   StatusOr<std::unique_ptr<Expr>> Unary();
+  StatusOr<std::unique_ptr<Expr>> UnaryInner();
+  Status TooDeep(int col) const;
   std::vector<Token> toks_;
   std::string where_;
   size_t pos_ = 0;
+  int nesting_ = 0;  // Unary() frames currently active
 };
 
 // Evaluates with the given symbols (`locals`, e.g. .for variables, shadow

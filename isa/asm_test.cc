@@ -217,6 +217,55 @@ TEST(AssemblerErrors, Directives) {
             "t.s: segment 'a' [0x3ffffffff, 0x400000000) is outside DRAM (1073741824 bytes)");
 }
 
+// Issue 15, finding 3: deeply nested input is an error, not a stack overflow;
+// loops and generated data are bounded before the work is done.
+TEST(AssemblerErrors, BoundedNestingAndExpansion) {
+  auto line = [](const std::string& expr) { return "ALU op=add use_imm imm=" + expr + " uop_bgn=0 uop_end=1\n"; };
+  EXPECT_EQ(AsmError(line(std::string(3000, '(') + "1" + std::string(3000, ')'))),
+            "t.s:1:280: expression nested more than 256 levels deep");
+  EXPECT_EQ(AsmError(line(std::string(100000, '-') + "1")), "t.s:1:280: expression nested more than 256 levels deep");
+  EXPECT_EQ(AsmError(line(std::string(100000, '~') + "1")), "t.s:1:280: expression nested more than 256 levels deep");
+  std::string chain = "1";
+  for (int i = 0; i < 100000; ++i) chain += "+1";
+  EXPECT_EQ(AsmError(line(chain)), "t.s:1:535: expression nested more than 256 levels deep");
+  std::string calls;
+  for (int i = 0; i < 3000; ++i) calls += "min(1,";
+  EXPECT_NE(AsmError(line(calls + "1" + std::string(3000, ')'))).find("nested more than 256 levels deep"),
+            std::string::npos);
+  // Within the bound: 201 nested levels and a 256-term sum evaluate.
+  HwConfig cfg = Default();
+  std::string sum = "0";
+  for (int i = 0; i < 255; ++i) sum += "+(" + std::to_string(i % 2) + ")";
+  auto ok = Assemble(
+      cfg, line(std::string(100, '(') + std::string(101, '-') + "7" + std::string(100, ')')) + line(sum) + "FINISH\n",
+      "t.s");
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ok->insns[0].imm, -7);
+  EXPECT_EQ(ok->insns[1].imm, 127);
+  // INT64_MIN negates (wrapping, like + - *) without undefined behaviour.
+  EXPECT_EQ(AsmError(".equ m -(1 << 63)\n.equ n -m\n" + line("n")),
+            "t.s:3:1: field 'imm' = -9223372036854775808 does not fit in signed 16 bits");
+  // .for: nesting depth, the total expansion and overflowing ranges are bounded.
+  std::string nest;
+  for (int i = 0; i < 17; ++i) nest += ".for v" + std::to_string(i) + ", 0, 1\n";
+  for (int i = 0; i < 17; ++i) nest += ".endfor\n";
+  EXPECT_EQ(AsmError(nest), "t.s:17:1: .for loops nest more than 16 deep");
+  EXPECT_EQ(AsmError(".for a, 0, 1000000\n.for b, 0, 1000000\nFINISH\n.endfor\n.endfor\n"),
+            "t.s:3: the source expands (through .for) to more than 2097152 tokens");
+  EXPECT_EQ(AsmError(".for a, -(1 << 62), 1 << 62\n.endfor\n"),
+            "t.s:1:1: .for range [-4611686018427387904, 4611686018427387904) has too many iterations (at most 2^20)");
+  EXPECT_EQ(AsmError(".for a, -(1 << 63), (1 << 63) - 1\n.endfor\n"),
+            "t.s:1:1: .for range [-9223372036854775808, 9223372036854775807) has too many iterations (at most 2^20)");
+  // .random data is checked against DRAM before it is generated.
+  HwConfig tiny = LoadConfigOrDie("configs/tiny.json");  // 16 MiB of DRAM
+  auto two =
+      Assemble(tiny, ".random r 0x1000 i8 count=10000000 seed=1\n.random s 0x2000 i8 count=10000000 seed=1\n", "t.s");
+  ASSERT_FALSE(two.ok());
+  EXPECT_EQ(two.status().message(), "t.s:2:1: .random segment 's' does not fit in DRAM (16777216 bytes)");
+  EXPECT_EQ(AsmError(".random r 0x40000000 i8 count=1 seed=1\n"),
+            "t.s:1:1: .random segment 'r' does not fit in DRAM (1073741824 bytes)");
+}
+
 TEST(ProgramObjectErrors, CorruptionIsReported) {
   HwConfig cfg = Default();
   auto p = AssembleFile(cfg, "examples/programs/gemm_small.s");
