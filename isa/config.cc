@@ -46,6 +46,8 @@ class ObjectReader {
   Status Int(const std::string& key, int64_t lo, int64_t hi, int64_t* out) {
     TSR_ASSIGN_OR_RETURN(const Json* v, Get(key, true));
     if (!v->is_number_integer()) return Error(key, "must be an integer, got " + v->dump());
+    if (v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+      return Error(key, fmt::format("must be in [{}, {}], got {}", lo, hi, v->get<uint64_t>()));
     int64_t x = v->get<int64_t>();
     if (x < lo || x > hi) return Error(key, fmt::format("must be in [{}, {}], got {}", lo, hi, x));
     *out = x;
@@ -257,7 +259,8 @@ Status ParseInto(const Json& root, const std::string& source, HwConfig& c) {
 
   TSR_ASSIGN_OR_RETURN(ObjectReader q, top.Object("queues"));
   TSR_RETURN_IF_ERROR(q.IntAs("command_depth", 1, 65536, &c.command_queue_depth));
-  TSR_RETURN_IF_ERROR(q.IntAs("fetch_buffer", 1, 65536, &c.fetch_buffer));
+  // Fetch requests blocks of kFetchBlockInsns: a smaller buffer never fits one (docs/microarch.md, "Fetch").
+  TSR_RETURN_IF_ERROR(q.IntAs("fetch_buffer", kFetchBlockInsns, 65536, &c.fetch_buffer));
   TSR_RETURN_IF_ERROR(q.IntAs("token_depth", 1, 65536, &c.token_queue_depth));
   TSR_RETURN_IF_ERROR(q.Finish());
 
@@ -317,6 +320,8 @@ StatusOr<HwConfig> ParseHwConfig(const std::string& json_text, const std::string
     root = Json::parse(json_text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
   } catch (const Json::parse_error& e) {
     return InvalidArgumentError("{}: not valid JSON at byte {}: {}", source, e.byte, e.what());
+  } catch (const Json::exception& e) {  // e.g. out_of_range: a number that overflows a double (1e999)
+    return InvalidArgumentError("{}: not valid JSON: {}", source, e.what());
   }
   HwConfig c;
   TSR_RETURN_IF_ERROR(ParseInto(root, source, c));

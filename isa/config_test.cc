@@ -126,6 +126,31 @@ TEST(HwConfigErrors, WrongTypeAndRange) {
   EXPECT_EQ(ErrorOf(j), "test.json: key 'dram.latency_cycles': must be in [1, 100000], got 0");
 }
 
+// Issue 15, finding 5: numbers JSON cannot hold in a double or an int64 are
+// errors naming the file or key (was an uncaught exception / a wrapped value),
+// and a fetch buffer smaller than one fetch block (sim deadlocked in cycle 0).
+TEST(HwConfigErrors, OverflowingNumbersAndFetchBuffer) {
+  std::string text = HwConfigToJson(*LoadHwConfig("configs/default.json"));
+  const std::string clock = "\"clock_mhz\": 100";
+  ASSERT_NE(text.find(clock), std::string::npos);
+  std::string huge = text;
+  huge.replace(huge.find(clock), clock.size(), "\"clock_mhz\": 1e999");
+  auto r = ParseHwConfig(huge, "test.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message().rfind("test.json: not valid JSON: ", 0), 0u) << r.status().message();
+  EXPECT_NE(r.status().message().find("number overflow parsing '1e999'"), std::string::npos);
+
+  auto j = DefaultJson();
+  j["dram"]["size_bytes"] = UINT64_MAX;
+  EXPECT_EQ(ErrorOf(j),
+            "test.json: key 'dram.size_bytes': must be in [1048576, 68719476736], got 18446744073709551615");
+  j = DefaultJson();
+  j["queues"]["fetch_buffer"] = 7;
+  EXPECT_EQ(ErrorOf(j), "test.json: key 'queues.fetch_buffer': must be in [8, 65536], got 7");
+  j["queues"]["fetch_buffer"] = 8;
+  EXPECT_TRUE(ParseHwConfig(j.dump(), "test.json").ok());
+}
+
 TEST(HwConfigErrors, BufferTooSmallForOneTile) {
   auto j = DefaultJson();
   j["scratchpads"]["wgt_bytes"] = 128;  // one 16x16 int8 weight tile is 256 bytes

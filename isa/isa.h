@@ -179,5 +179,8 @@ inline constexpr int kInsnBytes = 16;
 inline constexpr int kInsnBits = 128;
 inline constexpr int kUopBytes = 4;
 inline constexpr int kUopBits = 32;
+// Instructions per fetch request (docs/microarch.md, "Fetch"): the fetch
+// buffer (queues.fetch_buffer) must hold at least one such block.
+inline constexpr int64_t kFetchBlockInsns = 8;
 
 }  // namespace tessera

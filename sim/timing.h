@@ -65,11 +65,9 @@ inline constexpr std::array<Module, 3> kDmaPriority = {Module::kCompute, Module:
 
 // ---- Fetch -----------------------------------------------------------------
 
-inline constexpr int64_t kFetchBlockInsns = 8;
-
 // Instructions in the fetch request for instruction `next` of a `count`-instruction
-// stream at byte address `stream_addr`: at most 8, never past the stream's end
-// nor across a 4 KiB boundary.
+// stream at byte address `stream_addr`: at most kFetchBlockInsns (8, isa/isa.h),
+// never past the stream's end nor across a 4 KiB boundary.
 inline int64_t FetchBlockInsns(uint64_t stream_addr, int64_t next, int64_t count) {
   const uint64_t addr = stream_addr + static_cast<uint64_t>(next) * kInsnBytes;
   const int64_t to_boundary = static_cast<int64_t>((kBurstBoundaryBytes - addr % kBurstBoundaryBytes) / kInsnBytes);
