@@ -314,15 +314,19 @@ class Parser {
     return ParseType(type);
   }
 
+  // The declared size is checked against the data present before the tensor
+  // is allocated: a short file cannot demand gigabytes.
   Status ParseConstData(const Token& at, const std::string& name, const TensorType& type, Tensor* out) {
     TSR_RETURN_IF_ERROR(ValidateShape(type.shape, "constant '%" + name + "'").WithContext(Where(at)));
-    *out = Tensor(type.dtype, type.shape);
+    const int64_t numel = NumElements(type.shape);
+    const uint64_t nbytes = static_cast<uint64_t>(numel) * DTypeSize(type.dtype);
     if (IsPunct("<")) return Error(tok_, fmt::format("constant '%{}' was printed with elided data", name));
     if (tok_.kind == Tok::kNumber && tok_.text.rfind("0x", 0) == 0) {
       const std::string& h = tok_.text;
-      if (h.size() - 2 != 2 * out->nbytes())
-        return Error(tok_, fmt::format("constant '%{}' needs {} bytes of data, got {}", name, out->nbytes(),
-                                       (h.size() - 2) / 2));
+      if (h.size() - 2 != 2 * nbytes)
+        return Error(tok_,
+                     fmt::format("constant '%{}' needs {} bytes of data, got {}", name, nbytes, (h.size() - 2) / 2));
+      *out = Tensor(type.dtype, type.shape);
       uint8_t* p = out->raw();
       for (size_t i = 0; i < out->nbytes(); ++i) {
         int hi = HexDigit(h[2 + 2 * i]), lo = HexDigit(h[3 + 2 * i]);
@@ -332,6 +336,11 @@ class Parser {
       return Next();
     }
     Token list_at = tok_;
+    // Each element takes at least one character of what is left of the file.
+    if (static_cast<uint64_t>(numel) > text_.size() - pos_ + 1)
+      return Error(list_at, fmt::format("constant '%{}' declares {} elements but the file has only {} bytes left", name,
+                                        numel, text_.size() - pos_));
+    *out = Tensor(type.dtype, type.shape);
     TSR_RETURN_IF_ERROR(ExpectPunct("["));
     int64_t i = 0;
     while (!IsPunct("]")) {

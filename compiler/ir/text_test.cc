@@ -141,6 +141,17 @@ TEST(Text, ParseErrorsNameTheLocation) {
             "t.tir:2:28: unexpected character ';'");
 }
 
+// Issue 15, finding 6: a constant declaring i64[2^31] (16 GiB) is refused
+// before anything is allocated, in both data forms.
+TEST(Text, ConstantSizeIsCheckedBeforeAllocation) {
+  EXPECT_EQ(ParseError("graph @g() {\n  %c: i64[2147483648] = const [1]\n  return %c\n}"),
+            "t.tir:2:31: constant '%c' declares 2147483648 elements but the file has only 16 bytes left");
+  EXPECT_EQ(ParseError("graph @g() {\n  %c: i64[2147483648] = const 0x0102\n  return %c\n}"),
+            "t.tir:2:31: constant '%c' needs 17179869184 bytes of data, got 2");
+  EXPECT_EQ(ParseError("graph @g() {\n  %c: f32[65536,32768] = const []\n  return %c\n}"),
+            "t.tir:2:32: constant '%c' declares 2147483648 elements but the file has only 15 bytes left");
+}
+
 TEST(Text, ParsedGraphsStillNeedTheVerifier) {
   // Structurally fine, but the recorded type is wrong: the parser keeps it, Verify rejects it.
   auto g = ParseGraph("graph @g(%x: f32[2]) {\n  %y: f32[3] = relu(%x)\n  return %y\n}");
