@@ -17,6 +17,14 @@ struct Stat {
   std::vector<uint64_t> hist;
 };
 
+int64_t FirstNonFinite(const ir::Tensor& t) {
+  if (t.dtype() != ir::DType::kF32) return -1;
+  const float* p = t.data<float>();
+  for (int64_t i = 0; i < t.numel(); ++i)
+    if (!std::isfinite(p[i])) return i;
+  return -1;
+}
+
 // Runs the graph on each piece of the batch, calling f(value name, tensor).
 template <typename F>
 Status ForEachActivation(const ir::Graph& g, const ir::Tensor& batch, F f) {
@@ -32,22 +40,42 @@ Status ForEachActivation(const ir::Graph& g, const ir::Tensor& batch, F f) {
         "calibration data {} does not fit input '{}' {}: it needs the same shape apart from a batch that is a "
         "multiple of {}",
         ir::ShapeToString(batch.shape()), in->name(), ir::ShapeToString(s), s.empty() ? 0 : s[0]);
+  TSR_RETURN_IF_ERROR(CheckFinite(batch, "calibration data"));
   TSR_ASSIGN_OR_RETURN(auto ex, exec::Executor::Create(g));
   const int64_t pieces = batch.dim(0) / s[0];
   ir::Tensor piece(ir::DType::kF32, s);
   for (int64_t p = 0; p < pieces; ++p) {
     std::memcpy(piece.raw(), batch.raw() + p * piece.nbytes(), piece.nbytes());
     f(in->name(), piece);
+    Status bad;  // the first activation that is not finite
     auto out = ex->Run({piece}, [&](const ir::Node& n, const std::vector<const ir::Tensor*>& results) {
-      for (int i = 0; i < n.num_outputs(); ++i)
-        if (results[i]->dtype() == ir::DType::kF32) f(n.output(i)->name(), *results[i]);
+      for (int i = 0; i < n.num_outputs(); ++i) {
+        if (results[i]->dtype() != ir::DType::kF32) continue;
+        if (bad.ok())
+          bad = CheckFinite(*results[i], fmt::format("calibration: value '{}' ({}) on calibration batch {}",
+                                                     n.output(i)->name(), n.Describe(), p));
+        f(n.output(i)->name(), *results[i]);
+      }
     });
     if (!out.ok()) return out.status().WithContext("calibration");
+    TSR_RETURN_IF_ERROR(bad);
   }
   return OkStatus();
 }
 
 }  // namespace
+
+Status CheckFinite(const ir::Tensor& t, const std::string& what) {
+  int64_t i = FirstNonFinite(t);
+  if (i < 0) return OkStatus();
+  std::vector<int64_t> index(t.shape().size());
+  for (int64_t rest = i, d = t.rank() - 1; d >= 0; --d) {
+    index[d] = t.dim(static_cast<int>(d)) ? rest % t.dim(static_cast<int>(d)) : 0;
+    rest = t.dim(static_cast<int>(d)) ? rest / t.dim(static_cast<int>(d)) : 0;
+  }
+  return InvalidArgumentError("{}: element {} (flat index {}) is {}; the data must be finite", what,
+                              ir::ShapeToString(index), i, t.data<float>()[i]);
+}
 
 StatusOr<Ranges> Calibrate(const ir::Graph& g, const ir::Tensor& batch, const CalibrationOptions& opt) {
   std::unordered_map<std::string, Stat> stats;

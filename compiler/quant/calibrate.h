@@ -32,7 +32,14 @@ struct Range {
 using Ranges = std::unordered_map<std::string, Range>;
 
 // `batch` is split along dimension 0 into pieces of the graph input's batch
-// size (the rest of its shape must match the graph's single input).
+// size (the rest of its shape must match the graph's single input). The batch
+// and every float activation it produces must be finite: a NaN or infinity
+// is an error naming the array (or value) and the element, never a silent
+// fallback scale.
 StatusOr<Ranges> Calibrate(const ir::Graph& graph, const ir::Tensor& batch, const CalibrationOptions& options = {});
+
+// OK when every element of an f32 tensor is finite (other types always are);
+// otherwise "<what>: element [i, j, ...] (flat index k) is nan".
+Status CheckFinite(const ir::Tensor& t, const std::string& what);
 
 }  // namespace tessera::quant

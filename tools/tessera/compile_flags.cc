@@ -40,6 +40,7 @@ Status ApplyCompileFlags(const CompileFlags& f, compiler::CompileOptions* o, std
   o->calib.percentile = f.percentile;
   if (!f.calib.empty()) {
     TSR_ASSIGN_OR_RETURN(ir::Tensor t, compiler::LoadNpyTensor(f.calib));
+    TSR_RETURN_IF_ERROR(quant::CheckFinite(t, f.calib));
     *calib = std::make_unique<ir::Tensor>(std::move(t));
     o->quantize = true;
     o->calibration = calib->get();
