@@ -214,7 +214,11 @@ class Compiler {
         const auto mult = n->attrs().Ints("multiplier"), shift = n->attrs().Ints("shift");
         std::vector<uint8_t> pp = PackBroadcastRows(cfg_, 2, {mult.at(0), mult.at(1)});
         TSR_ASSIGN_OR_RETURN(a.a, slot(ba, buffer_bytes(ba)));
-        TSR_ASSIGN_OR_RETURN(a.b, slot(bb, buffer_bytes(bb)));
+        if (bb == ba) {
+          a.b = a.a;  // y = c + c: one buffer, one slot
+        } else {
+          TSR_ASSIGN_OR_RETURN(a.b, slot(bb, buffer_bytes(bb)));
+        }
         TSR_ASSIGN_OR_RETURN(a.out, slot(by, buffer_bytes(by)));
         TSR_ASSIGN_OR_RETURN(a.params, slot(NewBuffer("p:" + n->output()->name(), pp.size(), &pp), pp.size()));
         a.shift_a = static_cast<int>(shift.at(0)), a.shift_b = static_cast<int>(shift.at(1));
