@@ -26,4 +26,7 @@ std::string CheckMessage(fmt::format_string<Args...> f, Args&&... args) {
       ::tessera::internal::CheckFailed(__FILE__, __LINE__, #cond, ::tessera::internal::CheckMessage(__VA_ARGS__)); \
   } while (0)
 
-#define TSR_UNREACHABLE(...) TSR_CHECK(false, __VA_ARGS__)
+// Calls the [[noreturn]] handler directly, so that the compiler knows control
+// never continues even without optimization (-O0 sanitizer builds).
+#define TSR_UNREACHABLE(...) \
+  ::tessera::internal::CheckFailed(__FILE__, __LINE__, "unreachable", ::tessera::internal::CheckMessage(__VA_ARGS__))
