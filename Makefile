@@ -4,7 +4,7 @@ PRESET ?= default
 BUILD  := build
 JOBS   ?= $(shell nproc)
 
-.PHONY: all deps configure build test test-slow test-all demo bench format format-check clean
+.PHONY: all deps configure build test test-slow test-all demo sweep-demo bench format format-check clean
 
 all: build
 
@@ -29,6 +29,11 @@ test-all: build
 
 demo: build
 	@tools/demo.sh $(BUILD)
+
+# The bundled architecture sweep (docs/exploration.md): 32 points over two
+# models on a local Dask cluster; results and plots in $(BUILD)/sweeps/demo.
+sweep-demo: build
+	$(BUILD)/tools/tessera sweep examples/sweeps/demo.yaml -o $(BUILD)/sweeps/demo --plots
 
 bench: build
 	@tools/bench.sh $(BUILD)

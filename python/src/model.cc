@@ -12,6 +12,7 @@
 #include "compiler/backend/tsr.pb.h"
 #include "compiler/ir/printer.h"
 #include "compiler/pipeline/pipeline.h"
+#include "isa/isa.h"
 #include "python/src/binding.h"
 
 namespace tessera::python {
@@ -132,6 +133,30 @@ std::shared_ptr<Session> OpenSession(const Model& m, const std::string& target, 
   return out;
 }
 
+// The device's event counters summed over the run (driver/device.h): what
+// tessera.energy counts (GEMM/ALU iterations, bytes loaded per scratchpad).
+py::dict CountersDict(const DeviceCounters& c) {
+  py::dict d, by_opcode, by_mem;
+  for (const OpcodeInfo& o : kOpcodes)
+    by_opcode[py::str(std::string(o.name))] = c.insns_by_opcode[static_cast<int>(o.op)];
+  for (const MemInfo& m : kMemTypes)
+    by_mem[py::str(std::string(m.name))] = c.load_bytes_by_mem[static_cast<int>(m.mem)];
+  d["cycles"] = c.cycles;
+  d["insns"] = c.insns;
+  d["macs"] = c.macs;
+  d["gemm_iterations"] = c.gemm_iterations;
+  d["alu_iterations"] = c.alu_iterations;
+  d["dram_read_bytes"] = c.dram_read_bytes;
+  d["dram_write_bytes"] = c.dram_write_bytes;
+  d["insn_fetch_bytes"] = c.insn_fetch_bytes;
+  d["uop_loads"] = c.uop_loads;
+  d["dram_busy_cycles"] = c.dram_busy_cycles;
+  d["port_bursts"] = c.port_bursts;
+  d["insns_by_opcode"] = by_opcode;
+  d["load_bytes_by_mem"] = by_mem;
+  return d;
+}
+
 py::dict RunSession(Session& s, const std::vector<py::array>& inputs) {
   std::vector<ir::Tensor> xs;
   const auto& graph_inputs = s.session->graph().inputs();
@@ -157,6 +182,7 @@ py::dict RunSession(Session& s, const std::vector<py::array>& inputs) {
   py::dict d;
   d["outputs"] = outs;
   d["stats_json"] = stats;
+  d["counters"] = CountersDict(res.stats.device);
   d["summary"] = summary;
   d["layer_table"] = table;
   return d;

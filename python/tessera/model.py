@@ -147,6 +147,7 @@ class Result:
     def __init__(self, raw, config):
         self.outputs = list(raw["outputs"])
         self.stats = json.loads(raw["stats_json"])
+        self.counters = raw["counters"]  # device event counters summed over the run (driver/device.h)
         self.summary = raw["summary"]
         self.layer_table = raw["layer_table"]
         self.config = config

@@ -29,5 +29,6 @@ void AddCompileCommand(CLI::App& app, int& exit_code);
 void AddInspectCommand(CLI::App& app, int& exit_code);
 void AddRunCommand(CLI::App& app, int& exit_code);
 void AddOptCommand(CLI::App& app, int& exit_code);
+void AddSweepCommand(CLI::App& app, int& exit_code);
 
 }  // namespace tessera::cli

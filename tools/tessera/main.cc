@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   tessera::cli::AddInspectCommand(app, exit_code);
   tessera::cli::AddRunCommand(app, exit_code);
   tessera::cli::AddOptCommand(app, exit_code);
+  tessera::cli::AddSweepCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
