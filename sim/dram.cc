@@ -6,12 +6,12 @@
 
 namespace tessera {
 
-uint8_t* Dram::Page(uint64_t index) {
+uint8_t* Dram::Page(uint64_t index, bool overwrite) {
   if (index == last_index_) return last_page_;
   auto& p = pages_[index];
   if (!p) {
     p.reset(new uint8_t[kPageBytes]);
-    std::memset(p.get(), 0, kPageBytes);
+    if (!overwrite) std::memset(p.get(), 0, kPageBytes);
   }
   last_index_ = index;
   last_page_ = p.get();
@@ -46,7 +46,7 @@ void Dram::WriteUnchecked(uint64_t addr, const void* src, uint64_t n) {
   while (n > 0) {
     uint64_t off = addr % kPageBytes;
     uint64_t chunk = std::min(n, kPageBytes - off);
-    std::memcpy(Page(addr / kPageBytes) + off, in, chunk);
+    std::memcpy(Page(addr / kPageBytes, chunk == kPageBytes) + off, in, chunk);
     in += chunk, addr += chunk, n -= chunk;
   }
 }
@@ -55,7 +55,7 @@ void Dram::FillUnchecked(uint64_t addr, uint8_t value, uint64_t n) {
   while (n > 0) {
     uint64_t off = addr % kPageBytes;
     uint64_t chunk = std::min(n, kPageBytes - off);
-    std::memset(Page(addr / kPageBytes) + off, value, chunk);
+    std::memset(Page(addr / kPageBytes, chunk == kPageBytes) + off, value, chunk);
     addr += chunk, n -= chunk;
   }
 }

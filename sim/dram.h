@@ -41,7 +41,8 @@ class Dram {
   Status LoadImage(const std::string& path);
 
  private:
-  uint8_t* Page(uint64_t page_index);
+  // `overwrite`: the caller writes the whole page, so a new one is not zeroed first.
+  uint8_t* Page(uint64_t page_index, bool overwrite = false);
   const uint8_t* PageIfPresent(uint64_t page_index) const;
 
   uint64_t size_;

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <climits>
 #include <map>
 #include <set>
 
+#include "compiler/backend/constants.h"
 #include "compiler/backend/cost_model.h"
 #include "compiler/backend/graph_serde.h"
 #include "compiler/backend/layout.h"
@@ -17,13 +19,6 @@
 
 namespace tessera::backend {
 namespace {
-
-// A node's display name: its own, or its first result's.
-template <typename T>
-std::vector<T> ConstData(const ir::Value* v) {
-  const ir::Tensor& t = v->data();
-  return std::vector<T>(t.data<T>(), t.data<T>() + t.numel());
-}
 
 class Compiler {
  public:
@@ -57,13 +52,15 @@ class Compiler {
   // Buffer names are unique: activations are "act:<value>", a layer's
   // constants "<kind>:<its first result>" (node names may repeat or be empty).
   std::string NewBuffer(const std::string& name, uint64_t bytes, const std::vector<uint8_t>* data = nullptr) {
-    TSR_CHECK(buffer_names_.insert(name).second, "device buffer '{}' declared twice", name);
+    TSR_CHECK(buffer_index_.emplace(name, m_->buffers_size()).second, "device buffer '{}' declared twice", name);
     tsr::DeviceBuffer* b = m_->add_buffers();
     b->set_name(name);
     b->set_bytes(std::max<uint64_t>(bytes, 1));
     if (data) b->set_data(data->data(), data->size());
     return name;
   }
+
+  tsr::DeviceBuffer* Buffer(const std::string& name) { return m_->mutable_buffers(buffer_index_.at(name)); }
 
   // The device value for an activation, creating its buffer on first use.
   StatusOr<std::string> DeviceValue(const ir::Value* v) {
@@ -141,11 +138,7 @@ class Compiler {
       slot_buffers.push_back(buffer);
       return stream.DeclareSlot(buffer, std::max<uint64_t>(bytes, 1));
     };
-    auto buffer_bytes = [&](const std::string& name) -> uint64_t {
-      for (const tsr::DeviceBuffer& b : m_->buffers())
-        if (b.name() == name) return b.bytes();
-      return 0;
-    };
+    auto buffer_bytes = [&](const std::string& name) -> uint64_t { return Buffer(name)->bytes(); };
     switch (p.op) {
       case AccelOp::kConv:
       case AccelOp::kDense: {
@@ -158,21 +151,19 @@ class Compiler {
         }
         TSR_ASSIGN_OR_RETURN(std::string out_buf, DeviceValue(n->output()));
         TSR_ASSIGN_OR_RETURN(ConvBlocking blocks, BlockConv(cfg_, p.geo));
-        std::vector<int8_t> w = ConstData<int8_t>(n->input(1));
-        std::vector<uint8_t> pw = PackConvWeights(cfg_, p.geo, blocks, w.data());
-        std::vector<int64_t> bias;
-        if (n->num_inputs() > 2)
-          for (int32_t b : ConstData<int32_t>(n->input(2))) bias.push_back(b);
-        std::vector<uint8_t> pp = PackChannelParams(cfg_, p.geo.oc, bias, n->attrs().Ints("multiplier"));
-        const std::string wb = NewBuffer("w:" + n->output()->name(), pw.size(), &pw);
-        const std::string pb = NewBuffer("p:" + n->output()->name(), pp.size(), &pp);
+        // Weights and channel parameters stay in the graph; the buffers record how they are packed.
+        const WeightPacking wp = WeightPackingOf(p.geo, blocks);
+        const std::string wb = NewBuffer("w:" + n->output()->name(), PackedWeightBytes(cfg_, wp));
+        SetWeightPacking(cfg_, *n, wp, Buffer(wb));
+        const std::string pb = NewBuffer("p:" + n->output()->name(), PackedChannelParamBytes(cfg_, p.geo.oc));
+        SetChannelParamPacking(cfg_, *n, p.geo.oc, Buffer(pb));
         ConvCodegen c;
         c.name = n->Label();
         c.geo = p.geo, c.blocks = blocks, c.tiling = p.tiling;
         TSR_ASSIGN_OR_RETURN(Slot sx, slot(in_buf, buffer_bytes(in_buf)));
         TSR_ASSIGN_OR_RETURN(Slot sy, slot(out_buf, buffer_bytes(out_buf)));
-        TSR_ASSIGN_OR_RETURN(c.weights, slot(wb, pw.size()));
-        TSR_ASSIGN_OR_RETURN(c.params, slot(pb, pp.size()));
+        TSR_ASSIGN_OR_RETURN(c.weights, slot(wb, buffer_bytes(wb)));
+        TSR_ASSIGN_OR_RETURN(c.params, slot(pb, buffer_bytes(pb)));
         if (p.op == AccelOp::kDense) {
           c.in = ActView{sx, 0, 0, 1, blocks.icb};
           c.out = ActView{sy, 0, 0, 1, blocks.ocb};
@@ -270,7 +261,8 @@ class Compiler {
   const HwConfig& cfg_;
   const BackendOptions& opts_;
   std::unique_ptr<tsr::Model> m_;
-  std::set<std::string> host_, uploaded_, produced_on_device_, buffer_names_;
+  std::set<std::string> host_, uploaded_, produced_on_device_;
+  std::map<std::string, int> buffer_index_;    // buffer name -> index in m_->buffers()
   std::map<std::string, std::string> device_;  // value -> buffer
 };
 
@@ -287,27 +279,36 @@ Status SaveModel(const tsr::Model& m, const std::string& path) {
   return WriteFile(path, bytes);
 }
 
-StatusOr<std::unique_ptr<tsr::Model>> ParseModel(const std::vector<uint8_t>& bytes, const std::string& source) {
-  if (bytes.size() > kMaxTsrBytes)
-    return InvalidArgumentError("{}: {} bytes is larger than the {} bytes a .tsr may have", source, bytes.size(),
-                                kMaxTsrBytes);
+namespace {
+
+StatusOr<std::unique_ptr<tsr::Model>> ParseModelData(const uint8_t* data, uint64_t size, const std::string& source) {
+  if (size > kMaxTsrBytes)
+    return InvalidArgumentError("{}: {} bytes is larger than the {} bytes a .tsr may have", source, size, kMaxTsrBytes);
   auto m = std::make_unique<tsr::Model>();
-  if (!m->ParseFromArray(bytes.data(), static_cast<int>(bytes.size())) || m->producer() != "tessera")
+  if (size > static_cast<uint64_t>(INT_MAX) || !m->ParseFromArray(data, static_cast<int>(size)) ||
+      m->producer() != "tessera")
     return DataLossError("{}: not a Tessera compiled model (.tsr)", source);
   if (m->format_version() != kTsrFormatVersion)
-    return FailedPreconditionError("{}: format version {} is not supported (this build reads {})", source,
-                                   m->format_version(), kTsrFormatVersion);
+    return FailedPreconditionError("{}: format version {} is not supported (this build reads {}): recompile the model",
+                                   source, m->format_version(), kTsrFormatVersion);
   return m;
 }
 
+}  // namespace
+
+StatusOr<std::unique_ptr<tsr::Model>> ParseModel(const std::vector<uint8_t>& bytes, const std::string& source) {
+  return ParseModelData(bytes.data(), bytes.size(), source);
+}
+
 StatusOr<std::unique_ptr<tsr::Model>> LoadModelFile(const std::string& path) {
-  TSR_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadBinaryFile(path, kMaxTsrBytes));
-  return ParseModel(bytes, path);
+  // Mapped, not read: the file is parsed once and needs no buffer of its own.
+  TSR_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path, kMaxTsrBytes));
+  return ParseModelData(file.data(), file.size(), path);
 }
 
 std::string DescribeModel(const tsr::Model& m) {
   uint64_t constant = 0, activation = 0;
-  for (const tsr::DeviceBuffer& b : m.buffers()) (b.data().empty() ? activation : constant) += b.bytes();
+  for (const tsr::DeviceBuffer& b : m.buffers()) (IsConstantBuffer(b) ? constant : activation) += b.bytes();
   std::string s = fmt::format(
       "compiled model '{}' for config fingerprint 0x{:016x} ({} steps, {} device buffers: {} bytes of constants, {} "
       "bytes of activation arenas)\n",

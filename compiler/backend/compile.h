@@ -19,7 +19,8 @@ class Model;
 
 namespace tessera::backend {
 
-inline constexpr uint32_t kTsrFormatVersion = 1;
+// 2: weights stored once, in the graph; constant buffers record their packing.
+inline constexpr uint32_t kTsrFormatVersion = 2;
 // Artifacts larger than this are refused on load.
 inline constexpr uint64_t kMaxTsrBytes = uint64_t{2} << 30;
 

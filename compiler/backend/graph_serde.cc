@@ -101,7 +101,7 @@ StatusOr<std::unique_ptr<ir::Graph>> GraphFromProto(const tsr::Graph& p) {
   for (const tsr::Constant& c : p.constants()) {
     TSR_RETURN_IF_ERROR(fresh(c.name()));
     TSR_ASSIGN_OR_RETURN(ir::TensorType t, TypeFromProto(c.type(), "constant '" + c.name() + "'"));
-    ir::Tensor data(t.dtype, t.shape);
+    ir::Tensor data = ir::Tensor::Uninitialized(t.dtype, t.shape);
     if (c.data().size() != data.nbytes())
       return DataLossError("graph: constant '{}' has {} bytes, its type needs {}", c.name(), c.data().size(),
                            data.nbytes());

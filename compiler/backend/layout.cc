@@ -1,5 +1,8 @@
 #include "compiler/backend/layout.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "isa/base/check.h"
 #include "isa/base/math.h"
 #include "isa/config.h"
@@ -44,11 +47,17 @@ int64_t ActTiles(const HwConfig& cfg, const ActShape& s) {
 int64_t ActBytes(const HwConfig& cfg, const ActShape& s) { return ActTiles(cfg, s) * cfg.inp_tile_bytes; }
 
 std::vector<uint8_t> PackActivation(const HwConfig& cfg, const ActShape& s, const int8_t* x) {
+  std::vector<uint8_t> out;
+  PackActivationInto(cfg, s, x, &out);
+  return out;
+}
+
+void PackActivationInto(const HwConfig& cfg, const ActShape& s, const int8_t* x, std::vector<uint8_t>* out) {
   TSR_CHECK(cfg.block_in == cfg.block_out, "activation tiles need BLOCK_IN == BLOCK_OUT");
   const int lb = cfg.inp_bits / 8;
-  std::vector<uint8_t> out(static_cast<size_t>(ActBytes(cfg, s)), 0);
-  ForEachActLane(cfg, s, lb, [&](int64_t lane, int64_t i) { PutLane(&out[lane], x[i], lb); });
-  return out;
+  out->assign(static_cast<size_t>(ActBytes(cfg, s)), 0);
+  uint8_t* p = out->data();
+  ForEachActLane(cfg, s, lb, [&](int64_t lane, int64_t i) { PutLane(p + lane, x[i], lb); });
 }
 
 void UnpackActivation(const HwConfig& cfg, const ActShape& s, const uint8_t* packed, int8_t* x) {
@@ -56,38 +65,80 @@ void UnpackActivation(const HwConfig& cfg, const ActShape& s, const uint8_t* pac
   ForEachActLane(cfg, s, lb, [&](int64_t lane, int64_t i) { x[i] = static_cast<int8_t>(GetLane(packed + lane, lb)); });
 }
 
+WeightPacking WeightPackingOf(const ConvGeometry& g, const ConvBlocking& b) {
+  return WeightPacking{g.oc, g.ic / g.groups, g.kh * g.kw, b.ocb, b.ibpo, b.depthwise};
+}
+
+uint64_t PackedWeightBytes(const HwConfig& cfg, const WeightPacking& p) {
+  return static_cast<uint64_t>(p.ocb * p.ibpo * p.kk) * cfg.wgt_tile_bytes;
+}
+
 std::vector<uint8_t> PackConvWeights(const HwConfig& cfg, const ConvGeometry& g, const ConvBlocking& b,
                                      const int8_t* w) {
-  const int BO = cfg.block_out, BI = cfg.block_in, lb = cfg.wgt_bits / 8;
-  const int64_t kk = g.kh * g.kw, icg = g.ic / g.groups;
-  std::vector<uint8_t> out(static_cast<size_t>(b.ocb * b.ibpo * kk * cfg.wgt_tile_bytes), 0);
-  uint8_t* p = out.data();
-  for (int64_t ob = 0; ob < b.ocb; ++ob)
-    for (int64_t j = 0; j < b.ibpo; ++j)
-      for (int64_t k = 0; k < kk; ++k)
-        for (int o = 0; o < BO; ++o)
-          for (int i = 0; i < BI; ++i, p += lb) {
-            const int64_t m = ob * BO + o;
-            if (m >= g.oc) continue;
-            int64_t c = -1;  // index into the weight's input-channel axis
-            if (b.depthwise) {
-              if (o == i) c = 0;
-            } else {
-              c = j * BI + i;
-              if (c >= icg) c = -1;
-            }
-            if (c >= 0) PutLane(p, w[(m * icg + c) * kk + k], lb);
-          }
+  const WeightPacking p = WeightPackingOf(g, b);
+  std::vector<uint8_t> out(PackedWeightBytes(cfg, p));
+  PackConvWeightsInto(cfg, p, w, out.data());
   return out;
+}
+
+namespace {
+
+// Fills the real lanes of PackConvWeightsInto's output (zeroed by the caller),
+// walking the source in order: for each output channel m and input channel c,
+// its kk taps go to kk tiles, one tile apart. Everything the loop reads is a
+// local, since stores through `out` may alias any memory.
+template <int kLaneBytes>
+void ScatterWeights(const HwConfig& cfg, const WeightPacking& wp, const int8_t* w, uint8_t* out, int lb) {
+  const int64_t BO = cfg.block_out, BI = cfg.block_in, kk = wp.kk, icg = wp.icg, oc = wp.oc, ibpo = wp.ibpo;
+  const bool depthwise = wp.depthwise;
+  const int bytes = kLaneBytes > 0 ? kLaneBytes : lb;
+  const int64_t tile = BO * BI * bytes;
+  for (int64_t m = 0; m < oc; ++m) {
+    const int64_t ob = m / BO, o = m % BO;
+    const int8_t* src = w + m * icg * kk;
+    uint8_t* row = out + ob * ibpo * kk * tile + o * BI * bytes;  // tile (ob, 0, 0), row o
+    if (depthwise) {                                              // the channel's one input sits on the tile's diagonal
+      for (int64_t k = 0; k < kk; ++k) PutLane(row + k * tile + o * bytes, src[k], bytes);
+      continue;
+    }
+    for (int64_t j = 0; j * BI < icg; ++j, row += kk * tile) {
+      const int64_t n = std::min(BI, icg - j * BI);
+      for (int64_t i = 0; i < n; ++i, src += kk) {
+        uint8_t* d = row + i * bytes;
+        for (int64_t k = 0; k < kk; ++k) PutLane(d + k * tile, src[k], bytes);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void PackConvWeightsInto(const HwConfig& cfg, const WeightPacking& wp, const int8_t* w, uint8_t* out) {
+  std::memset(out, 0, PackedWeightBytes(cfg, wp));
+  const int lb = cfg.wgt_bits / 8;
+  if (lb == 1)
+    ScatterWeights<1>(cfg, wp, w, out, lb);
+  else
+    ScatterWeights<0>(cfg, wp, w, out, lb);
 }
 
 std::vector<uint8_t> PackChannelParams(const HwConfig& cfg, int64_t oc, const std::vector<int64_t>& bias,
                                        const std::vector<int64_t>& multiplier) {
+  std::vector<uint8_t> out(PackedChannelParamBytes(cfg, oc));
+  PackChannelParamsInto(cfg, oc, bias, multiplier, out.data());
+  return out;
+}
+
+uint64_t PackedChannelParamBytes(const HwConfig& cfg, int64_t oc) {
+  return static_cast<uint64_t>(2 * CeilDiv(oc, cfg.block_out)) * cfg.acc_tile_bytes;
+}
+
+void PackChannelParamsInto(const HwConfig& cfg, int64_t oc, const std::vector<int64_t>& bias,
+                           const std::vector<int64_t>& multiplier, uint8_t* out) {
   const int B = cfg.batch, BO = cfg.block_out, lb = cfg.acc_bits / 8;
   const int64_t ocb = CeilDiv(oc, BO);
-  std::vector<uint8_t> out(static_cast<size_t>(2 * ocb * cfg.acc_tile_bytes), 0);
   auto value = [&](const std::vector<int64_t>& v, int64_t m) -> int64_t {
-    if (v.empty()) return 0;
+    if (v.empty() || m >= oc) return 0;
     return v.size() == 1 ? v[0] : v[m];
   };
   for (int row = 0; row < 2; ++row)
@@ -95,11 +146,9 @@ std::vector<uint8_t> PackChannelParams(const HwConfig& cfg, int64_t oc, const st
       for (int b = 0; b < B; ++b)
         for (int o = 0; o < BO; ++o) {
           const int64_t m = ob * BO + o;
-          if (m >= oc) continue;
-          uint8_t* p = &out[static_cast<size_t>(((row * ocb + ob) * B + b) * BO + o) * lb];
+          uint8_t* p = out + static_cast<size_t>(((row * ocb + ob) * B + b) * BO + o) * lb;
           PutLane(p, value(row == 0 ? bias : multiplier, m), lb);
         }
-  return out;
 }
 
 std::vector<uint8_t> PackBroadcastRows(const HwConfig& cfg, int64_t count, const std::vector<int64_t>& values) {

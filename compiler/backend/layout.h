@@ -32,17 +32,35 @@ int64_t ActBytes(const HwConfig& cfg, const ActShape& s);
 
 // int8 NCHW <-> packed tiles (int8 lanes; configs with 16-bit inputs widen).
 std::vector<uint8_t> PackActivation(const HwConfig& cfg, const ActShape& s, const int8_t* nchw);
+// The same into `out` (resized; a buffer reused across calls touches no fresh pages).
+void PackActivationInto(const HwConfig& cfg, const ActShape& s, const int8_t* nchw, std::vector<uint8_t>* out);
 void UnpackActivation(const HwConfig& cfg, const ActShape& s, const uint8_t* packed, int8_t* nchw);
+
+// How a layer's weights [OC][ICG][KK] (ICG = IC/groups, KK = KH*KW; an im2col
+// layer has ICG = C*KH*KW, KK = 1) map onto [OCB][IBPO][KK] weight tiles: what
+// a .tsr records so that the loader packs the graph's weights itself.
+struct WeightPacking {
+  int64_t oc = 0, icg = 0, kk = 1, ocb = 0, ibpo = 0;
+  bool depthwise = false;
+};
+WeightPacking WeightPackingOf(const ConvGeometry& g, const ConvBlocking& b);
+uint64_t PackedWeightBytes(const HwConfig& cfg, const WeightPacking& p);
 
 // Conv (or matmul: KH = KW = 1) weights [OC][IC/groups][KH][KW], int8.
 std::vector<uint8_t> PackConvWeights(const HwConfig& cfg, const ConvGeometry& g, const ConvBlocking& b,
                                      const int8_t* w);
+// Writes all PackedWeightBytes(cfg, p) bytes of `out`, padding included.
+void PackConvWeightsInto(const HwConfig& cfg, const WeightPacking& p, const int8_t* w, uint8_t* out);
 
 // Two accumulator rows per output block: rows [0, OCB) hold bias, rows
 // [OCB, 2 OCB) the multipliers (one value per channel, or a single value
 // broadcast to all). Padded channels get 0.
 std::vector<uint8_t> PackChannelParams(const HwConfig& cfg, int64_t oc, const std::vector<int64_t>& bias,
                                        const std::vector<int64_t>& multiplier);
+uint64_t PackedChannelParamBytes(const HwConfig& cfg, int64_t oc);
+// Writes all PackedChannelParamBytes(cfg, oc) bytes of `out`, padding included.
+void PackChannelParamsInto(const HwConfig& cfg, int64_t oc, const std::vector<int64_t>& bias,
+                           const std::vector<int64_t>& multiplier, uint8_t* out);
 
 // `count` accumulator tiles whose every lane holds `value` (per-tensor operands).
 std::vector<uint8_t> PackBroadcastRows(const HwConfig& cfg, int64_t count, const std::vector<int64_t>& values);

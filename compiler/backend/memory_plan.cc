@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/backend/constants.h"
 #include "compiler/backend/tsr.pb.h"
 
 namespace tessera::backend {
@@ -23,7 +24,7 @@ MemoryPlanReport PlanDeviceMemory(tsr::Model* m) {
   // Live range of every activation buffer (steps that read or write it).
   std::map<std::string, Interval> live;
   for (const tsr::DeviceBuffer& b : m->buffers()) {
-    if (!b.data().empty()) {
+    if (IsConstantBuffer(b)) {
       r.constant_bytes += b.bytes();
       continue;
     }
@@ -80,9 +81,7 @@ MemoryPlanReport PlanDeviceMemory(tsr::Model* m) {
   // Rewrite: drop the activation buffers, add the arenas, rename every use.
   google::protobuf::RepeatedPtrField<tsr::DeviceBuffer> kept;
   for (const tsr::DeviceBuffer& b : m->buffers())
-    if (!b.data().empty() || !rename.count(b.name())) {
-      if (!b.data().empty()) *kept.Add() = b;
-    }
+    if (IsConstantBuffer(b)) *kept.Add() = b;
   for (const Arena& a : arenas) {
     tsr::DeviceBuffer* b = kept.Add();
     b->set_name(a.name);

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <map>
 
+#include "compiler/backend/constants.h"
 #include "compiler/backend/graph_serde.h"
 #include "compiler/backend/layout.h"
 #include "compiler/backend/tsr.pb.h"
@@ -20,13 +21,14 @@ namespace {
 double Now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 // Patches of a convolution input: [N, C, H, W] -> [N, C*kh*kw, oh*ow, 1].
-std::vector<int8_t> Im2col(const ir::Tensor& x, const tsr::Step& st) {
+void Im2col(const ir::Tensor& x, const tsr::Step& st, std::vector<int8_t>* patches) {
   const auto& sh = x.shape();
   const int64_t n = sh[0], c = sh[1], h = sh[2], w = sh[3];
   const int64_t kh = st.im2col(0), kw = st.im2col(1), sy = st.im2col(2), sx = st.im2col(3), pt = st.im2col(4),
                 pl = st.im2col(5), oh = st.im2col(6), ow = st.im2col(7);
   const int64_t k_all = c * kh * kw, pix = oh * ow;
-  std::vector<int8_t> out(static_cast<size_t>(n * k_all * pix), 0);
+  std::vector<int8_t>& out = *patches;
+  out.assign(static_cast<size_t>(n * k_all * pix), 0);
   const int8_t* xd = x.data<int8_t>();
   for (int64_t b = 0; b < n; ++b)
     for (int64_t ci = 0; ci < c; ++ci)
@@ -42,7 +44,6 @@ std::vector<int8_t> Im2col(const ir::Tensor& x, const tsr::Step& st) {
             }
           }
         }
-  return out;
 }
 
 }  // namespace
@@ -71,6 +72,10 @@ struct ModelRunner::Impl {
   bool streaming = false;                         // layer code loaded before each layer runs (small DRAMs)
   std::vector<exec::KernelFn> kernels;            // per step (CPU)
   std::vector<const ir::Node*> cpu_nodes;         // per step (CPU)
+  // Host staging buffers reused by every upload, download and constant, so
+  // that large transfers do not fault in fresh pages each time.
+  std::vector<uint8_t> scratch;
+  std::vector<int8_t> patches;
 
   Status Init(const RunnerOptions& opts) {
     TSR_ASSIGN_OR_RETURN(cfg, ParseHwConfig(model->config_json(), "compiled model config"));
@@ -126,10 +131,18 @@ struct ModelRunner::Impl {
     }
     TSR_ASSIGN_OR_RETURN(std::unique_ptr<Device> dev, OpenDevice(target, cfg, dopts));
     TSR_ASSIGN_OR_RETURN(rt, Runtime::Create(std::move(dev)));
+    // Constants are packed from the graph into one reused buffer, sized once for the largest, and copied in.
+    uint64_t largest = 0;
+    for (const tsr::DeviceBuffer& b : model->buffers())
+      if (IsConstantBuffer(b)) largest = std::max(largest, b.bytes());
+    scratch.reserve(std::min(largest, cfg.dram_size_bytes));  // larger ones fail to allocate below
     for (const tsr::DeviceBuffer& b : model->buffers()) {
       if (buffers.count(b.name())) return DataLossError("compiled model: device buffer '{}' appears twice", b.name());
       TSR_ASSIGN_OR_RETURN(Buffer buf, rt->Alloc(b.bytes(), b.name()));
-      if (!b.data().empty()) TSR_RETURN_IF_ERROR(rt->CopyIn(buf, b.data().data(), b.data().size()));
+      if (IsConstantBuffer(b)) {
+        TSR_ASSIGN_OR_RETURN(const uint8_t* bytes, ConstantContents(cfg, *graph, b, &scratch));
+        TSR_RETURN_IF_ERROR(rt->CopyIn(buf, bytes, b.bytes()));
+      }
       buffers[b.name()] = buf;
     }
     for (const tsr::DeviceValue& v : model->device_values()) {
@@ -198,24 +211,23 @@ struct ModelRunner::Impl {
           auto it = host.find(st.value());
           if (it == host.end()) return InternalError("step {}: '{}' is not on the host", i, st.value());
           const DevValue& dv = dev_values.at(st.device_value());
-          std::vector<uint8_t> packed;
           if (st.im2col_size() == 8) {
-            std::vector<int8_t> patches = Im2col(it->second, st);
-            packed = PackActivation(cfg, dv.shape, patches.data());
+            Im2col(it->second, st, &patches);
+            PackActivationInto(cfg, dv.shape, patches.data(), &scratch);
           } else {
-            packed = PackActivation(cfg, dv.shape, it->second.data<int8_t>());
+            PackActivationInto(cfg, dv.shape, it->second.data<int8_t>(), &scratch);
           }
-          TSR_RETURN_IF_ERROR(rt->CopyIn(buffers.at(dv.buffer), packed.data(), packed.size()));
+          TSR_RETURN_IF_ERROR(rt->CopyIn(buffers.at(dv.buffer), scratch.data(), scratch.size()));
           p.transfer_seconds += Now() - s0;
           break;
         }
         case tsr::Step::DOWNLOAD: {
           const DevValue& dv = dev_values.at(st.device_value());
           const ir::Value* v = graph->FindValue(st.value());
-          std::vector<uint8_t> packed(static_cast<size_t>(ActBytes(cfg, dv.shape)));
-          TSR_RETURN_IF_ERROR(rt->CopyOut(buffers.at(dv.buffer), packed.data(), packed.size()));
+          scratch.resize(static_cast<size_t>(ActBytes(cfg, dv.shape)));
+          TSR_RETURN_IF_ERROR(rt->CopyOut(buffers.at(dv.buffer), scratch.data(), scratch.size()));
           ir::Tensor t(ir::DType::kI8, v->type().shape);
-          UnpackActivation(cfg, dv.shape, packed.data(), t.data<int8_t>());
+          UnpackActivation(cfg, dv.shape, scratch.data(), t.data<int8_t>());
           host[st.value()] = std::move(t);
           p.transfer_seconds += Now() - s0;
           break;

@@ -42,7 +42,7 @@ Tensor Tensor::Uninitialized(DType dtype, Shape shape) {
 
 Tensor::Tensor(const Tensor& other) : dtype_(other.dtype_), shape_(other.shape_), numel_(other.numel_) {
   if (other.data_) {
-    data_.reset(AllocZeroed(nbytes()));
+    data_.reset(Alloc(nbytes(), false));
     std::memcpy(data_.get(), other.data_.get(), nbytes());
   }
 }

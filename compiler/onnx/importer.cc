@@ -147,15 +147,23 @@ StatusOr<bool> BindInputShapes(onnx::GraphProto* g, const std::string& name, con
                                const std::set<std::string>& initializers) {
   bool changed = false;
   std::set<std::string> inputs;
+  int graph_inputs = 0;
+  for (const auto& in : g->input()) graph_inputs += !initializers.count(in.name());
+  if (opt.sole_input_shape && graph_inputs != 1)
+    return UnimplementedError("{}: the model has {} inputs; a shape for its only input needs exactly one", name,
+                              graph_inputs);
   for (auto& in : *g->mutable_input()) {
     inputs.insert(in.name());
     if (initializers.count(in.name())) continue;
     if (!in.type().has_tensor_type()) return UnimplementedError("{}: input '{}' is not a tensor", name, in.name());
     auto* shape = in.mutable_type()->mutable_tensor_type()->mutable_shape();
     auto it = opt.input_shapes.find(in.name());
-    if (it != opt.input_shapes.end()) {
+    const ir::Shape* given = it != opt.input_shapes.end() ? &it->second
+                             : opt.sole_input_shape       ? &*opt.sole_input_shape
+                                                          : nullptr;
+    if (given) {
       shape->clear_dim();
-      for (int64_t d : it->second) shape->add_dim()->set_dim_value(d);
+      for (int64_t d : *given) shape->add_dim()->set_dim_value(d);
       changed = true;
       continue;
     }
@@ -274,20 +282,26 @@ StatusOr<ir::Tensor> ParseOnnxTensor(const std::vector<uint8_t>& bytes, const st
 }
 
 StatusOr<std::unique_ptr<ir::Graph>> ImportOnnxFile(const std::string& path, const ImportOptions& options) {
-  TSR_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadBinaryFile(path, options.max_model_bytes));
+  // Mapped, not read: the file is parsed once and a 50 MB model needs no buffer of its own.
+  TSR_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path, options.max_model_bytes));
   const size_t slash = path.find_last_of('/');
-  return ImportOnnxBytes(bytes, path, slash == std::string::npos ? "." : path.substr(0, slash), options);
+  return ImportOnnxData(file.data(), file.size(), path, slash == std::string::npos ? "." : path.substr(0, slash),
+                        options);
 }
 
 StatusOr<std::unique_ptr<ir::Graph>> ImportOnnxBytes(const std::vector<uint8_t>& bytes, const std::string& name,
                                                      const std::string& base_dir, const ImportOptions& options) {
-  if (bytes.size() > options.max_model_bytes)
-    return ResourceExhaustedError("{}: {} bytes exceeds the limit of {} bytes", name, bytes.size(),
-                                  options.max_model_bytes);
-  if (bytes.size() > static_cast<size_t>(INT_MAX))
+  return ImportOnnxData(bytes.data(), bytes.size(), name, base_dir, options);
+}
+
+StatusOr<std::unique_ptr<ir::Graph>> ImportOnnxData(const uint8_t* data, uint64_t size, const std::string& name,
+                                                    const std::string& base_dir, const ImportOptions& options) {
+  if (size > options.max_model_bytes)
+    return ResourceExhaustedError("{}: {} bytes exceeds the limit of {} bytes", name, size, options.max_model_bytes);
+  if (size > static_cast<uint64_t>(INT_MAX))
     return ResourceExhaustedError("{}: protobuf files are limited to 2 GiB", name);
   onnx::ModelProto model;
-  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+  if (!model.ParseFromArray(data, static_cast<int>(size)))
     return DataLossError("{}: not a valid ONNX model (protobuf parsing failed)", name);
   if (!model.has_graph()) return InvalidArgumentError("{}: the model has no graph", name);
   int opset = -1;
@@ -298,7 +312,7 @@ StatusOr<std::unique_ptr<ir::Graph>> ImportOnnxBytes(const std::vector<uint8_t>&
     return UnimplementedError("{}: opset {} is not supported ({}..{} are)", name, opset, kMinOpset, kMaxOpset);
   if (model.functions_size() > 0) return UnimplementedError("{}: model-local functions are not supported", name);
   onnx::GraphProto* g = model.mutable_graph();
-  uint64_t budget = options.max_model_bytes - bytes.size();
+  uint64_t budget = options.max_model_bytes - size;
   std::set<std::string> initializers;
   for (auto& t : *g->mutable_initializer()) {
     initializers.insert(t.name());

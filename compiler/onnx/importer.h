@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct ImportOptions {
   uint64_t max_model_bytes = uint64_t{1} << 30;
   // Concrete shapes for graph inputs (overrides what the model declares).
   std::map<std::string, ir::Shape> input_shapes;
+  // Shape for the graph's only input, whatever its name (a model with another
+  // number of inputs is an error); input_shapes takes precedence.
+  std::optional<ir::Shape> sole_input_shape;
   // Value for symbolic dimensions not fixed by input_shapes; <= 0: error.
   int64_t symbolic_dim_value = 0;
   // Graph inputs frozen to constants (becoming initializers), e.g. a Reshape
@@ -37,6 +41,8 @@ StatusOr<std::unique_ptr<ir::Graph>> ImportOnnxFile(const std::string& path, con
 // (empty: external data is refused).
 StatusOr<std::unique_ptr<ir::Graph>> ImportOnnxBytes(const std::vector<uint8_t>& bytes, const std::string& name,
                                                      const std::string& base_dir, const ImportOptions& options = {});
+StatusOr<std::unique_ptr<ir::Graph>> ImportOnnxData(const uint8_t* data, uint64_t size, const std::string& name,
+                                                    const std::string& base_dir, const ImportOptions& options = {});
 
 // A serialized onnx.TensorProto (the conformance tests' input_*.pb files).
 StatusOr<ir::Tensor> ParseOnnxTensor(const std::vector<uint8_t>& bytes, const std::string& name);
