@@ -74,6 +74,9 @@ def resolve_spec(spec, base_dir="."):
                 m[k] = resolve(m[k])
         if "name" not in m or "onnx" not in m:
             raise ValueError(f"sweep spec: model {m}: needs 'name' and 'onnx'")
+        for k in ("onnx", "calib", "input"):
+            if m.get(k) and not os.path.exists(m[k]):
+                raise ValueError(f"sweep spec: model '{m['name']}': {k} file {m[k]} does not exist")
     spec.setdefault("name", "sweep")
     spec.setdefault("target", "sim")
     spec.setdefault("options", {})
@@ -283,10 +286,14 @@ def run(spec, out_dir, *, scheduler=None, workers=None, client=None, resume=True
         if client is None:
             client, own = _client(scheduler, workers)
         try:
-            futures = [client.submit(evaluate, c, spec, i, pure=False) for i, c in todo]
+            futures = {client.submit(evaluate, c, spec, i, pure=False): (i, c) for i, c in todo}
             with open(jsonl, "a") as f:
                 for n, fut in enumerate(as_completed(futures), 1):
-                    rec = fut.result()
+                    try:
+                        rec = fut.result()
+                    except Exception as e:  # a worker lost or a bug: the point is recorded, not the sweep lost
+                        i, c = futures[fut]
+                        rec = {"point": i, "key": point_key(c), "status": "error", "reason": repr(e), **c}
                     f.write(json.dumps(rec) + "\n")
                     f.flush()
                     done[rec["key"]] = rec

@@ -154,3 +154,10 @@ def test_cli_reports_a_bad_spec(tmp_path):
     bad.write_text(json.dumps({"name": "x", "models": [], "parameters": {}}))
     r = subprocess.run([sys.executable, "-m", "tessera", "sweep", str(bad)], capture_output=True, text=True)
     assert r.returncode == 1 and "base_config" in r.stderr
+
+
+def test_spec_names_a_missing_model_file(root):
+    spec = {"base_config": str(root / "configs" / "default.json"), "parameters": {"dram.latency_cycles": [8]},
+            "models": [{"name": "m", "onnx": "/nonexistent/model.onnx"}]}
+    with pytest.raises(ValueError, match="/nonexistent/model.onnx"):
+        sweep.resolve_spec(spec)
