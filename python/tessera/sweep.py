@@ -279,12 +279,13 @@ def run(spec, out_dir, *, scheduler=None, workers=None, client=None, resume=True
     todo = [(i, c) for i, c in enumerate(grid) if point_key(c) not in done]
     if progress:
         progress(f"{spec['name']}: {len(grid)} points, {len(grid) - len(todo)} already done, {len(todo)} to run")
-    own = None
+    own_client = own_cluster = None
     t0 = time.perf_counter()
     if todo:
         from distributed import as_completed
         if client is None:
-            client, own = _client(scheduler, workers)
+            client, own_cluster = _client(scheduler, workers)
+            own_client = client
         try:
             futures = {client.submit(evaluate, c, spec, i, pure=False): (i, c) for i, c in todo}
             with open(jsonl, "a") as f:
@@ -300,10 +301,11 @@ def run(spec, out_dir, *, scheduler=None, workers=None, client=None, resume=True
                     if progress:
                         progress(f"[{n}/{len(todo)}] point {rec['point']}: {rec['status']}"
                                  + (f" ({rec['reason'][:100]})" if rec["reason"] else ""))
-        finally:
-            if own is not None:
-                client.close()
-                own.close()
+        finally:  # close what this call opened (never a cluster it was pointed at)
+            if own_client is not None:
+                own_client.close()
+            if own_cluster is not None:
+                own_cluster.close()
     elapsed = time.perf_counter() - t0
     records = sorted(done.values(), key=lambda r: r["point"])
     records = [r for r in records if r["key"] in {point_key(c) for c in grid}]

@@ -161,3 +161,13 @@ def test_spec_names_a_missing_model_file(root):
             "models": [{"name": "m", "onnx": "/nonexistent/model.onnx"}]}
     with pytest.raises(ValueError, match="/nonexistent/model.onnx"):
         sweep.resolve_spec(spec)
+
+
+def test_sweep_on_a_cluster_by_address(demo_sweep, tmp_path):
+    """--scheduler tcp://...: the sweep connects to an existing cluster."""
+    spec, _, records, client = demo_sweep
+    small = dict(spec, parameters={"dram.latency_cycles": [16, 96]})
+    got = sweep.run(small, tmp_path, scheduler=client.scheduler.address)
+    assert [r["status"] for r in got] == ["ok", "ok"]
+    assert got[0]["digits.cycles"] < got[1]["digits.cycles"]
+    assert len(client.scheduler_info()["workers"]) == 3  # still up: an existing cluster is not closed
