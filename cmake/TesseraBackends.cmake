@@ -78,5 +78,6 @@ function(tessera_generate_backend_registry)
   configure_file(${PROJECT_SOURCE_DIR}/driver/backend_list.cc.in ${PROJECT_BINARY_DIR}/driver/backend_list.cc @ONLY)
   add_library(tessera_driver_registry ${PROJECT_SOURCE_DIR}/driver/registry.cc
               ${PROJECT_BINARY_DIR}/driver/backend_list.cc)
+  target_include_directories(tessera_driver_registry PUBLIC ${PROJECT_SOURCE_DIR})
   target_link_libraries(tessera_driver_registry PUBLIC tessera_driver PRIVATE ${targets})
 endfunction()

@@ -2,6 +2,7 @@
 // `sim` (and `ref`) must equal the int8 CPU reference executor's bit for bit,
 // on every bundled config. Models are generated at build time (torchvision
 // random-init exports, digits networks trained on sklearn's digits).
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -11,6 +12,29 @@
 
 namespace tessera::backend {
 namespace {
+
+// The helpers report what is missing as a test failure, never by aborting on
+// an errored StatusOr, and a comparison over no inputs fails: it checks nothing.
+const Compiled& Digits() {
+  static const Compiled c = CompileModel("digits", testing::LoadConfigOrDie("configs/default.json"));
+  return c;
+}
+void CompareNoInputs() { ExpectBitExact(Digits(), "sim", {}); }
+void CompareNoModel() { ExpectBitExact(Compiled{}, "sim", {}); }
+void MissingModel() {
+  EXPECT_FALSE(CompileModel("no_such_model", testing::LoadConfigOrDie("configs/default.json")).model);
+}
+void MissingInputs() { EXPECT_TRUE(Inputs("no_such_inputs.npy", Digits().graph->inputs()[0]->type(), 1).empty()); }
+void TooFewInputs() { Inputs(kModels + "/digits/test_x.npy", Digits().graph->inputs()[0]->type(), 100000); }
+
+TEST(E2EHelpers, FailInsteadOfAborting) {
+  ASSERT_TRUE(Digits().model);
+  EXPECT_FATAL_FAILURE(CompareNoInputs(), "no inputs to compare");
+  EXPECT_FATAL_FAILURE(CompareNoModel(), "no compiled model");
+  EXPECT_NONFATAL_FAILURE(MissingModel(), "no_such_model: calibration data");
+  EXPECT_NONFATAL_FAILURE(MissingInputs(), "no_such_inputs.npy");
+  EXPECT_NONFATAL_FAILURE(TooFewInputs(), "100000 wanted");
+}
 
 TEST(ModelE2E, DigitsCnnTestSplitOnSimMatchesTheReferenceAndAccuracy) {
   HwConfig cfg = testing::LoadConfigOrDie("configs/default.json");
@@ -49,6 +73,7 @@ TEST_P(EveryConfig, DigitsCnnAndMlp) {
     Compiled c = CompileModel(model, cfg);
     ASSERT_TRUE(c.model);
     auto inputs = Inputs(kModels + "/" + model + "/test_x.npy", c.graph->inputs()[0]->type(), 6);
+    ASSERT_EQ(inputs.size(), 6u);
     int64_t accel = 0;
     ExpectBitExact(c, "sim", inputs, &accel);
     EXPECT_GE(accel, 3) << model << " on " << cfg.name << ": expected its layers on the accelerator";
