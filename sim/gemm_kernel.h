@@ -7,9 +7,17 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace tessera {
 
 void GemmStep(const int16_t* inp, const int16_t* wgt_pairs, int32_t* acc, int batch, int k_even, int block_out);
+
+// The code paths (chosen at run time: the build is portable). GemmStep uses
+// the last of GemmPathsOfThisCpu(); tests compare every one with kScalar.
+enum class GemmPath { kScalar, kAvx2, kAvx512, kAvx512Vnni };
+std::vector<GemmPath> GemmPathsOfThisCpu();
+void GemmStepOn(GemmPath path, const int16_t* inp, const int16_t* wgt_pairs, int32_t* acc, int batch, int k_even,
+                int block_out);
 
 }  // namespace tessera
