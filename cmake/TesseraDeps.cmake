@@ -24,6 +24,9 @@ find_package(Threads REQUIRED)
 # inference, and the protobuf runtime it is built on.
 find_package(Protobuf QUIET)
 tessera_require(Protobuf_FOUND libprotobuf-dev "protobuf")
+# SHA-256 of compiled models (compiler/backend/tsr_check.h).
+find_package(OpenSSL QUIET)
+tessera_require(OpenSSL_FOUND libssl-dev "OpenSSL (libcrypto)")
 find_package(ONNX CONFIG QUIET)
 tessera_require(ONNX_FOUND libonnx-dev "the ONNX C++ library")
 

@@ -192,6 +192,8 @@ StatusOr<Recording> Recording::Deserialize(const std::vector<uint8_t>& bytes, co
     TSR_RETURN_IF_ERROR(r.Str(&s.name, "slot name"));
     TSR_RETURN_IF_ERROR(r.U(8, &s.bytes_needed, "slot size"));
     TSR_RETURN_IF_ERROR(r.U32(&s.alignment, "slot alignment"));
+    if (s.alignment == 0 || (s.alignment & (s.alignment - 1)) != 0 || s.alignment > 4096)
+      return DataLossError("{}: corrupt recording: slot '{}' has alignment {}", source, s.name, s.alignment);
   }
   TSR_RETURN_IF_ERROR(r.Count(&n, 8, "kernel"));
   for (uint32_t i = 0; i < n; ++i) {

@@ -11,6 +11,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev nlohmann-json3-dev libcli11-dev
   # ONNX front end
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
+  # SHA-256 integrity digest of compiled models
+  libssl-dev
   # FileCheck and lit for IR tests
   llvm-15-tools
   # Python side: model generation, digits data set, bindings

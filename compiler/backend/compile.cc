@@ -12,6 +12,7 @@
 #include "compiler/backend/layout.h"
 #include "compiler/backend/memory_plan.h"
 #include "compiler/backend/tsr.pb.h"
+#include "compiler/backend/tsr_check.h"
 #include "isa/base/check.h"
 #include "isa/base/file.h"
 #include "isa/base/math.h"
@@ -227,6 +228,7 @@ class Compiler {
     tsr::Step* s = m_->add_steps();
     s->set_kind(tsr::Step::ACCEL);
     s->set_node(n->Label());
+    s->set_value(n->output()->name());  // identifies the node on load
     s->set_op(n->op());
     s->set_reason(p.reason);
     s->set_recording(bytes.data(), bytes.size());
@@ -273,9 +275,14 @@ StatusOr<std::unique_ptr<tsr::Model>> CompileGraph(const ir::Graph& g, const HwC
   return Compiler(g, cfg, opts).Run();
 }
 
-Status SaveModel(const tsr::Model& m, const std::string& path) {
+StatusOr<std::string> SerializeModel(const tsr::Model& m) {
   std::string bytes;
   if (!m.SerializeToString(&bytes)) return InternalError("cannot serialize the compiled model");
+  return SealModelBytes(std::move(bytes));
+}
+
+Status SaveModel(const tsr::Model& m, const std::string& path) {
+  TSR_ASSIGN_OR_RETURN(std::string bytes, SerializeModel(m));
   return WriteFile(path, bytes);
 }
 
@@ -284,10 +291,12 @@ namespace {
 StatusOr<std::unique_ptr<tsr::Model>> ParseModelData(const uint8_t* data, uint64_t size, const std::string& source) {
   if (size > kMaxTsrBytes)
     return InvalidArgumentError("{}: {} bytes is larger than the {} bytes a .tsr may have", source, size, kMaxTsrBytes);
+  TSR_RETURN_IF_ERROR(CheckModelSeal(data, size, source).status());
   auto m = std::make_unique<tsr::Model>();
   if (size > static_cast<uint64_t>(INT_MAX) || !m->ParseFromArray(data, static_cast<int>(size)) ||
       m->producer() != "tessera")
     return DataLossError("{}: not a Tessera compiled model (.tsr)", source);
+  m->clear_content_sha256();
   if (m->format_version() != kTsrFormatVersion)
     return FailedPreconditionError("{}: format version {} is not supported (this build reads {}): recompile the model",
                                    source, m->format_version(), kTsrFormatVersion);

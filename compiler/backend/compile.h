@@ -32,6 +32,8 @@ struct BackendOptions {
 StatusOr<std::unique_ptr<tsr::Model>> CompileGraph(const ir::Graph& g, const HwConfig& cfg,
                                                    const BackendOptions& opts = {});
 
+// The file's bytes: the serialized model sealed with its SHA-256 (tsr_check.h).
+StatusOr<std::string> SerializeModel(const tsr::Model& m);
 Status SaveModel(const tsr::Model& m, const std::string& path);
 StatusOr<std::unique_ptr<tsr::Model>> LoadModelFile(const std::string& path);
 // A serialized artifact held in memory; `source` names it in messages.

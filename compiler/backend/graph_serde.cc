@@ -1,5 +1,6 @@
 #include "compiler/backend/graph_serde.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "compiler/backend/tsr.pb.h"
@@ -101,10 +102,10 @@ StatusOr<std::unique_ptr<ir::Graph>> GraphFromProto(const tsr::Graph& p) {
   for (const tsr::Constant& c : p.constants()) {
     TSR_RETURN_IF_ERROR(fresh(c.name()));
     TSR_ASSIGN_OR_RETURN(ir::TensorType t, TypeFromProto(c.type(), "constant '" + c.name() + "'"));
+    const uint64_t nbytes = static_cast<uint64_t>(ir::NumElements(t.shape)) * ir::DTypeSize(t.dtype);
+    if (c.data().size() != nbytes)  // checked before allocating: the declared type may be huge
+      return DataLossError("graph: constant '{}' has {} bytes, its type needs {}", c.name(), c.data().size(), nbytes);
     ir::Tensor data = ir::Tensor::Uninitialized(t.dtype, t.shape);
-    if (c.data().size() != data.nbytes())
-      return DataLossError("graph: constant '{}' has {} bytes, its type needs {}", c.name(), c.data().size(),
-                           data.nbytes());
     std::memcpy(data.raw(), c.data().data(), data.nbytes());
     g->AddConstant(c.name(), std::move(data), t.quant);
   }
@@ -118,6 +119,8 @@ StatusOr<std::unique_ptr<ir::Graph>> GraphFromProto(const tsr::Graph& p) {
     std::vector<std::string> outs;
     for (const tsr::Value& o : n.outputs()) {
       TSR_RETURN_IF_ERROR(fresh(o.name()));
+      if (std::find(outs.begin(), outs.end(), o.name()) != outs.end())
+        return DataLossError("graph: {} lists result '{}' twice", user, o.name());
       outs.push_back(o.name());
     }
     ir::Attrs attrs;

@@ -7,6 +7,7 @@
 #include "compiler/backend/graph_serde.h"
 #include "compiler/backend/layout.h"
 #include "compiler/backend/tsr.pb.h"
+#include "compiler/backend/tsr_check.h"
 #include "compiler/exec/executor.h"
 #include "compiler/exec/kernel.h"
 #include "driver/registry.h"
@@ -86,6 +87,7 @@ struct ModelRunner::Impl {
           cfg.name, model->isa_fingerprint(), opts.device_config->name, opts.device_config->isa_fingerprint);
     if (opts.device_config) cfg = *opts.device_config;  // same ISA; its timing parameters apply
     TSR_ASSIGN_OR_RETURN(graph, GraphFromProto(model->graph()));
+    TSR_RETURN_IF_ERROR(CheckModel(*model, cfg, *graph));
     target = opts.target;
     timeout_ms = opts.timeout_ms;
     trace = opts.trace;

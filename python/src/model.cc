@@ -216,12 +216,7 @@ void BindModel(py::module_& m) {
       .def_property_readonly("isa_fingerprint", [](const Model& x) { return x.proto->isa_fingerprint(); })
       .def("steps", [](const Model& x) { return Steps(*x.proto); })
       .def("describe", [](const Model& x) { return backend::DescribeModel(*x.proto); })
-      .def("to_bytes",
-           [](const Model& x) {
-             std::string bytes;
-             if (!x.proto->SerializeToString(&bytes)) throw StatusError(InternalError("cannot serialize the model"));
-             return py::bytes(bytes);
-           })
+      .def("to_bytes", [](const Model& x) { return py::bytes(Unwrap(backend::SerializeModel(*x.proto))); })
       .def("save", [](const Model& x, const std::string& path) { Check(backend::SaveModel(*x.proto, path)); });
   m.def("compile_graph", &CompileGraph, py::arg("graph"), py::arg("config"), py::arg("name"), py::arg("cpu_fallback"),
         py::arg("im2col_channels"));
