@@ -4,7 +4,7 @@ PRESET ?= default
 BUILD  := build
 JOBS   ?= $(shell nproc)
 
-.PHONY: all deps configure build test test-slow test-all demo sweep-demo bench format format-check clean
+.PHONY: all deps configure build test test-slow test-all test-sanitize fuzz demo sweep-demo bench format format-check clean
 
 all: build
 
@@ -26,6 +26,17 @@ test-slow: build
 
 test-all: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# The default suite, fuzz corpora included, built with ASan + UBSan (preset `debug`, build-debug/).
+test-sanitize: deps
+	@if [ ! -f build-debug/build.ninja ]; then cmake --preset debug; fi
+	cmake --build build-debug -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  ctest --test-dir build-debug --output-on-failure -j $(JOBS) -LE slow
+
+# libFuzzer campaigns (clang-15, build-fuzz/): FUZZ_SECONDS per harness; see docs/reliability.md.
+fuzz: deps
+	@tools/fuzz.sh $(FUZZERS)
 
 demo: build
 	@tools/demo.sh $(BUILD)

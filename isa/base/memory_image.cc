@@ -30,6 +30,10 @@ Status SaveMemoryImage(const std::string& path, const std::vector<MemorySegment>
 
 StatusOr<std::vector<MemorySegment>> LoadMemoryImage(const std::string& path) {
   TSR_ASSIGN_OR_RETURN(std::vector<uint8_t> in, ReadBinaryFile(path));
+  return ParseMemoryImage(in, path);
+}
+
+StatusOr<std::vector<MemorySegment>> ParseMemoryImage(const std::vector<uint8_t>& in, const std::string& path) {
   auto le = [&](size_t pos, int n) {
     uint64_t v = 0;
     for (int i = 0; i < n; ++i) v |= static_cast<uint64_t>(in[pos + i]) << (8 * i);

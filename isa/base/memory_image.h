@@ -20,5 +20,7 @@ struct MemorySegment {
 Status SaveMemoryImage(const std::string& path, const std::vector<MemorySegment>& segments);
 // Checks the header and every segment's length against the file (errors name the file and segment).
 StatusOr<std::vector<MemorySegment>> LoadMemoryImage(const std::string& path);
+// The same for an image held in memory, named `path` in messages.
+StatusOr<std::vector<MemorySegment>> ParseMemoryImage(const std::vector<uint8_t>& bytes, const std::string& path);
 
 }  // namespace tessera
