@@ -5,6 +5,7 @@
 // private to this file pair (see Scratchpads).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -69,6 +70,12 @@ class Core {
   template <typename Fn>
   Status ForEachIteration(const Instruction& in, int64_t index, Fn&& fn) const;
 
+  // A host-time limit for the GEMM/ALU loop nests (ref's timeout): past it a
+  // loop stops with kDeadlineExceeded instead of finishing its instruction,
+  // so one instruction of 2^40 iterations cannot outlast the limit.
+  void SetDeadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline, has_deadline_ = true; }
+  void ClearDeadline() { has_deadline_ = false; }
+
   // DRAM element range touched by a LOAD/STORE: [first, last] element indices
   // (empty when the transfer has no data rows/columns).
   struct DramSpan {
@@ -104,6 +111,8 @@ class Core {
   Scratchpads sp_;
   ExecStats stats_;
   std::vector<uint8_t> row_buf_;
+  bool has_deadline_ = false;
+  std::chrono::steady_clock::time_point deadline_;
 };
 
 }  // namespace tessera

@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+
+#include "isa/asm.h"
 #include "isa/config.h"
 
 namespace tessera {
@@ -31,8 +34,16 @@ Status Core::ForEachIteration(const Instruction& in, int64_t index, Fn&& fn) con
     uint32_t w = sp_.uop[in.uop_bgn + u];
     uops[u] = LoopIndex{field(w, fd), field(w, fs), gemm ? field(w, fw) : 0};
   }
+  int64_t since_check = 0;  // iterations since the deadline was last read
   for (int64_t i0 = 0; i0 < in.iter_out; ++i0) {
     for (int64_t i1 = 0; i1 < in.iter_in; ++i1) {
+      if (has_deadline_ && (since_check += n_uops + 1) >= (int64_t{1} << 20)) {
+        since_check = 0;
+        if (std::chrono::steady_clock::now() > deadline_)
+          return DeadlineExceededError(
+              "timeout: the host-time limit passed in instruction {} ({}) at iteration i0={} i1={} of {}x{}x{}", index,
+              FormatInstruction(cfg_, in), i0, i1, in.iter_out, in.iter_in, n_uops);
+      }
       const int64_t d_off = i0 * in.dst_out + i1 * in.dst_in;
       const int64_t s_off = i0 * in.src_out + i1 * in.src_in;
       const int64_t w_off = gemm ? i0 * in.wgt_out + i1 * in.wgt_in : 0;

@@ -245,6 +245,20 @@ TEST(CycleSimFaults, Watchdog) {
       << r.status.message();
 }
 
+// Issue 15, finding 7: a 64-byte program kept sim busy for hours despite
+// --max-cycles 1000 (the watchdog was checked after the GEMM's data work).
+TEST(CycleSimFaults, WatchdogStopsAHugeInstructionBeforeItsWork) {
+  CycleOptions opts;
+  opts.max_cycles = 1000;
+  SimRun r = RunSim("GEMM uop_bgn=0 uop_end=8192 iter_out=16383 iter_in=16383\nFINISH\n", opts);
+  EXPECT_EQ(r.status.code(), StatusCode::kDeadlineExceeded);
+  EXPECT_NE(r.status.message().find("watchdog: the run passes 1000 cycles without finishing: instruction 0 (GEMM) "
+                                    "starts in cycle"),
+            std::string::npos)
+      << r.status.message();
+  EXPECT_NE(r.status.message().find("takes at least 2198754828"), std::string::npos) << r.status.message();
+}
+
 TEST(CycleSimFaults, MissingTokenBeforeFinish) {
   SimRun r = RunSim("LOAD mem=inp sram=0 dram=0x1000 y_size=1 x_size=4 x_stride=4\nFINISH\n");
   EXPECT_EQ(r.status.code(), StatusCode::kAborted);

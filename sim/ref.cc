@@ -162,7 +162,12 @@ RefSim::~RefSim() = default;
 
 Status RefSim::Run(uint64_t insn_addr, int64_t count, const RefOptions& opts) {
   Scheduler s{cfg_, dram_, core_, opts, insn_addr, count, {}, {}, {}, nullptr, 0, false};
-  return s.Run();
+  // The limit holds inside an instruction's loops too, not only between instructions.
+  if (opts.timeout_ms > 0)
+    core_.SetDeadline(std::chrono::steady_clock::now() + std::chrono::milliseconds(opts.timeout_ms));
+  Status st = s.Run();
+  core_.ClearDeadline();
+  return st;
 }
 
 }  // namespace tessera

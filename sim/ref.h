@@ -21,9 +21,11 @@ class RaceChecker;
 
 struct RefOptions {
   bool check_races = true;
-  // Host wall-clock budget in milliseconds (0 = none). Exceeding it returns
+  // Host wall-clock budget in milliseconds (0 = none), checked between
+  // instructions and inside GEMM/ALU loops. Exceeding it returns
   // kDeadlineExceeded naming the instruction reached: the device timeout.
-  int64_t timeout_ms = 0;
+  int64_t timeout_ms = kDefaultRefTimeoutMs;
+  static constexpr int64_t kDefaultRefTimeoutMs = 60000;
 };
 
 class RefSim {

@@ -76,7 +76,8 @@ class Engine {
 
   Status Run() {
     if (count_ <= 0) return InvalidArgumentError("empty instruction stream");
-    const int64_t limit = opts_.max_cycles > 0 ? opts_.max_cycles : int64_t{1000000000000};
+    limit_ = opts_.max_cycles > 0 ? opts_.max_cycles : int64_t{1000000000000};
+    const int64_t limit = limit_;
     int64_t t = 0;
     for (;;) {
       changed_ = false;
@@ -172,6 +173,18 @@ class Engine {
     u.index = idx;
     u.start = t;
     changed_ = true;
+    // A GEMM/ALU takes at least one cycle per iteration: one that cannot end
+    // within the watchdog stops the run now, before its data work (which
+    // for 2^40 iterations would take the host hours).
+    if (in.op() == Opcode::kGemm || in.op() == Opcode::kAlu) {
+      const int64_t at_least =
+          timing::GemmIterations(in) + (in.op() == Opcode::kGemm ? cfg_.gemm_pipeline_depth : cfg_.alu_pipeline_depth);
+      if (at_least > limit_ - t)
+        return DeadlineExceededError(
+            "watchdog: the run passes {} cycles without finishing: instruction {} ({}) starts in cycle {} and takes "
+            "at least {} cycles",
+            limit_, idx, SpanName(in), t, at_least);
+    }
     // The instruction's effects happen at its start (for an ALU: its iteration cycles).
     TSR_ASSIGN_OR_RETURN(const int64_t alu_cycles, src_.Start(in, idx));
     switch (in.op()) {
@@ -396,6 +409,7 @@ class Engine {
   MemPort port_;
   uint64_t addr_;
   int64_t count_;
+  int64_t limit_ = 0;                // the watchdog (cycles)
   std::vector<Instruction> stream_;  // decoded at dispatch, by index
   Unit units_[kUnits];
   int64_t tokens_[kNumTokenQueues] = {};
