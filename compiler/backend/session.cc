@@ -56,7 +56,9 @@ Session::~Session() = default;
 
 StatusOr<std::unique_ptr<Session>> Session::Open(const std::string& tsr_path, const SessionOptions& opts) {
   TSR_ASSIGN_OR_RETURN(std::unique_ptr<tsr::Model> model, LoadModelFile(tsr_path));
-  return Open(std::move(model), opts);
+  auto s = Open(std::move(model), opts);
+  if (!s.ok()) return s.status().WithContext(tsr_path);  // every error names the file
+  return s;
 }
 
 StatusOr<std::unique_ptr<Session>> Session::Open(std::unique_ptr<tsr::Model> model, const SessionOptions& opts) {

@@ -1,5 +1,7 @@
 // Entry point of the `tessera` command line tool.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 #include "tools/tessera/cli.h"
 
@@ -33,6 +35,11 @@ int main(int argc, char** argv) {
     // A usage error: the same prefix and exit code as every other error.
     std::fprintf(stderr, "tessera: error: %s\nRun with --help for more information.\n", e.what());
     return 1;
+  }
+  // Output that never reached stdout (a full disk, a closed pipe) is an error, never exit 0.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fprintf(stderr, "tessera: error: writing to standard output failed: %s\n", std::strerror(errno));
+    return exit_code != 0 ? exit_code : 1;
   }
   return exit_code;
 }
