@@ -70,7 +70,8 @@ StatusOr<const BackendInfo*> FindDeviceBackend(const std::string& name) {
 
 Status CheckBackendOptions(const BackendInfo& b, const BackendOptionValues& values) {
   for (const auto& [name, value] : values.values()) {
-    auto it = std::find_if(b.options.begin(), b.options.end(), [&](const BackendOption& o) { return o.name == name; });
+    const std::string& key = name;  // C++17 lambdas cannot capture a structured binding (clang)
+    auto it = std::find_if(b.options.begin(), b.options.end(), [&](const BackendOption& o) { return o.name == key; });
     if (it == b.options.end()) {
       std::vector<std::string> owners;
       for (const BackendInfo& other : Backends())
