@@ -21,7 +21,7 @@ void TypeToProto(const ir::TensorType& t, tsr::Type* p) {
 }
 
 StatusOr<ir::TensorType> TypeFromProto(const tsr::Type& p, const std::string& what) {
-  if (p.dtype() > static_cast<uint32_t>(ir::DType::kI64))
+  if (p.dtype() > static_cast<uint32_t>(ir::DType::kBool))
     return DataLossError("{}: bad element type {}", what, p.dtype());
   ir::TensorType t;
   t.dtype = static_cast<ir::DType>(p.dtype());

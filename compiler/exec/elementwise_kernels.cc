@@ -1,9 +1,11 @@
-// Elementwise kernels: binary arithmetic with numpy broadcasting (float and
-// raw integers; integers wrap, division truncates), activations, softmax and
-// inference batch normalization.
+// Binary elementwise kernels with numpy broadcasting: arithmetic (float and
+// raw integers; integers wrap, division truncates, mod follows ONNX), min/max,
+// pow, prelu, comparisons and logical ops (bool results), and where.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "compiler/exec/kernel.h"
 
@@ -14,205 +16,148 @@ using ir::DType;
 using ir::Shape;
 using ir::Tensor;
 
-enum class BinOp { kAdd, kSub, kMul, kDiv };
+enum class Op { kAdd, kSub, kMul, kDiv, kMin, kMax, kMod, kPow, kPRelu, kEq, kLt, kLe, kGt, kGe, kAnd, kOr, kXor };
 
-// Calls f(out_index, a_index, b_index) for every output element.
-template <typename F>
-void ForEachBroadcast(const Shape& as, const Shape& bs, const Shape& os, F f) {
-  const int r = static_cast<int>(os.size());
-  if (r == 0) {
-    f(0, 0, 0);
-    return;
-  }
-  std::vector<int64_t> sa(r, 0), sb(r, 0);
-  int64_t ma = 1, mb = 1;
-  for (int d = r - 1; d >= 0; --d) {
-    const int da = d - (r - static_cast<int>(as.size())), db = d - (r - static_cast<int>(bs.size()));
-    const int64_t ea = da >= 0 ? as[da] : 1, eb = db >= 0 ? bs[db] : 1;
-    sa[d] = ea == 1 ? 0 : ma;
-    sb[d] = eb == 1 ? 0 : mb;
-    ma *= ea;
-    mb *= eb;
-  }
-  const int64_t inner = os[r - 1], outer = ir::NumElements(os) / std::max<int64_t>(inner, 1);
-  if (inner == 0) return;
-  std::vector<int64_t> idx(r, 0);
-  for (int64_t o = 0; o < outer; ++o) {
-    int64_t ao = 0, bo = 0;
-    for (int d = 0; d < r - 1; ++d) {
-      ao += idx[d] * sa[d];
-      bo += idx[d] * sb[d];
+Op ParseOp(const std::string& op) {
+  static const std::pair<const char*, Op> kOps[] = {
+      {"add", Op::kAdd}, {"sub", Op::kSub},       {"mul", Op::kMul},    {"div", Op::kDiv},          {"min", Op::kMin},
+      {"max", Op::kMax}, {"mod", Op::kMod},       {"pow", Op::kPow},    {"prelu", Op::kPRelu},      {"equal", Op::kEq},
+      {"less", Op::kLt}, {"less_equal", Op::kLe}, {"greater", Op::kGt}, {"greater_equal", Op::kGe}, {"and", Op::kAnd},
+      {"or", Op::kOr},   {"xor", Op::kXor}};
+  for (const auto& [name, op_] : kOps)
+    if (op == name) return op_;
+  TSR_CHECK(false, "no binary kernel for '{}'", op);
+  return Op::kAdd;
+}
+
+bool IsCompare(Op op) { return op >= Op::kEq; }
+
+// One arithmetic step on T; sets *bad on integer division by zero.
+template <typename T>
+T Arith(Op op, T a, T b, bool fmod, bool* bad) {
+  if constexpr (std::is_same_v<T, float>) {
+    switch (op) {
+      case Op::kAdd: return a + b;
+      case Op::kSub: return a - b;
+      case Op::kMul: return a * b;
+      case Op::kDiv: return a / b;
+      case Op::kMin: return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
+      case Op::kMax: return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b);
+      case Op::kMod: return std::fmod(a, b);
+      case Op::kPRelu: return a < 0 ? a * b : a;
+      default: return 0;
     }
-    const int64_t base = o * inner;
-    for (int64_t i = 0; i < inner; ++i) f(base + i, ao + i * sa[r - 1], bo + i * sb[r - 1]);
-    for (int d = r - 2; d >= 0; --d) {
-      if (++idx[d] < os[d]) break;
-      idx[d] = 0;
+  } else {
+    using U = std::make_unsigned_t<T>;
+    const U x = static_cast<U>(a), z = static_cast<U>(b);
+    switch (op) {
+      case Op::kAdd: return static_cast<T>(static_cast<U>(x + z));
+      case Op::kSub: return static_cast<T>(static_cast<U>(x - z));
+      case Op::kMul: return static_cast<T>(static_cast<U>(x * z));
+      case Op::kMin: return std::min(a, b);
+      case Op::kMax: return std::max(a, b);
+      case Op::kDiv:
+      case Op::kMod: {
+        if (b == 0 || (std::is_signed_v<T> && a == std::numeric_limits<T>::min() && b == T(-1))) {
+          *bad = true;
+          return 0;
+        }
+        if (op == Op::kDiv) return static_cast<T>(a / b);
+        T r = static_cast<T>(a % b);
+        if (!fmod && r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);  // sign of the divisor
+        return r;
+      }
+      default: return 0;
     }
   }
 }
 
 template <typename T>
-Status Binary(BinOp op, const Tensor& a, const Tensor& b, Tensor& y, float lo, float hi) {
-  const T* pa = a.data<T>();
-  const T* pb = b.data<T>();
-  T* py = y.data<T>();
-  if constexpr (std::is_same_v<T, float>) {
-    if (a.shape() == b.shape()) {  // fast path
-      for (int64_t i = 0; i < y.numel(); ++i) {
-        float v = op == BinOp::kAdd   ? pa[i] + pb[i]
-                  : op == BinOp::kSub ? pa[i] - pb[i]
-                  : op == BinOp::kMul ? pa[i] * pb[i]
-                                      : pa[i] / pb[i];
-        py[i] = std::min(std::max(v, lo), hi);
-      }
-      return OkStatus();
-    }
-    ForEachBroadcast(a.shape(), b.shape(), y.shape(), [&](int64_t o, int64_t i, int64_t j) {
-      float v = op == BinOp::kAdd   ? pa[i] + pb[j]
-                : op == BinOp::kSub ? pa[i] - pb[j]
-                : op == BinOp::kMul ? pa[i] * pb[j]
-                                    : pa[i] / pb[j];
-      py[o] = std::min(std::max(v, lo), hi);
-    });
-    return OkStatus();
-  } else {
-    using U = std::make_unsigned_t<T>;
-    bool div_zero = false;
-    ForEachBroadcast(a.shape(), b.shape(), y.shape(), [&](int64_t o, int64_t i, int64_t j) {
-      const U x = static_cast<U>(pa[i]), z = static_cast<U>(pb[j]);
-      switch (op) {
-        case BinOp::kAdd: py[o] = static_cast<T>(static_cast<U>(x + z)); break;
-        case BinOp::kSub: py[o] = static_cast<T>(static_cast<U>(x - z)); break;
-        case BinOp::kMul: py[o] = static_cast<T>(static_cast<U>(x * z)); break;
-        case BinOp::kDiv:
-          if (pb[j] == 0 || (std::is_signed_v<T> && pa[i] == std::numeric_limits<T>::min() && pb[j] == T(-1))) {
-            div_zero = true;
-            py[o] = 0;
-          } else {
-            py[o] = static_cast<T>(pa[i] / pb[j]);
-          }
-          break;
-      }
-      if (lo > -INFINITY || hi < INFINITY)
-        py[o] = static_cast<T>(std::clamp<double>(py[o], std::ceil(lo), std::floor(hi)));
-    });
-    if (div_zero) return InvalidArgumentError("integer division by zero or overflow");
-    return OkStatus();
+bool Compare(Op op, T a, T b) {
+  switch (op) {
+    case Op::kEq: return a == b;
+    case Op::kLt: return a < b;
+    case Op::kLe: return a <= b;
+    case Op::kGt: return a > b;
+    case Op::kGe: return a >= b;
+    case Op::kAnd: return a && b;
+    case Op::kOr: return a || b;
+    case Op::kXor: return static_cast<bool>(a) != static_cast<bool>(b);
+    default: return false;
   }
 }
 
 StatusOr<KernelFn> MakeBinary(const ir::Node& node) {
-  const BinOp op = node.op() == "add"   ? BinOp::kAdd
-                   : node.op() == "sub" ? BinOp::kSub
-                   : node.op() == "mul" ? BinOp::kMul
-                                        : BinOp::kDiv;
+  const Op op = ParseOp(node.op());
+  const Shape os = node.output()->type().shape;
+  const std::array<std::vector<int64_t>, 2> strides = {BroadcastStrides(node.input(0)->type().shape, os),
+                                                       BroadcastStrides(node.input(1)->type().shape, os)};
+  const bool same = node.input(0)->type().shape == os && node.input(1)->type().shape == os;
+  const bool fmod = node.attrs().Int("fmod", 0) != 0;
   float lo, hi;
   ReadAct(node, &lo, &hi);
+  const bool clamp = lo > -INFINITY || hi < INFINITY;
+  const DType bt = node.input(1)->type().dtype;
   return KernelFn([=](const Operands& in, std::vector<Tensor>& out) -> Status {
-    Status s;
-    switch (in[0]->dtype()) {
-      case DType::kF32: s = Binary<float>(op, *in[0], *in[1], out[0], lo, hi); break;
-      case DType::kI8: s = Binary<int8_t>(op, *in[0], *in[1], out[0], lo, hi); break;
-      case DType::kU8: s = Binary<uint8_t>(op, *in[0], *in[1], out[0], lo, hi); break;
-      case DType::kI32: s = Binary<int32_t>(op, *in[0], *in[1], out[0], lo, hi); break;
-      case DType::kI64: s = Binary<int64_t>(op, *in[0], *in[1], out[0], lo, hi); break;
-    }
-    return s;
-  });
-}
-
-template <typename T>
-void ClampAll(const Tensor& x, Tensor& y, double lo, double hi) {
-  const T* px = x.data<T>();
-  T* py = y.data<T>();
-  if constexpr (std::is_same_v<T, float>) {
-    const float l = static_cast<float>(lo), h = static_cast<float>(hi);
-    for (int64_t i = 0; i < x.numel(); ++i) py[i] = std::min(std::max(px[i], l), h);
-  } else {
-    const T l = static_cast<T>(std::max<double>(std::ceil(lo), std::numeric_limits<T>::lowest()));
-    const T h = static_cast<T>(std::min<double>(std::floor(hi), std::numeric_limits<T>::max()));
-    for (int64_t i = 0; i < x.numel(); ++i) py[i] = std::min(std::max(px[i], l), h);
-  }
-}
-
-// relu and clip on any unquantized type.
-StatusOr<KernelFn> MakeClamp(const ir::Node& node) {
-  const bool relu = node.op() == "relu";
-  const double lo = relu ? 0.0 : node.attrs().Float("min", -INFINITY);
-  const double hi = relu ? INFINITY : node.attrs().Float("max", INFINITY);
-  return KernelFn([=](const Operands& in, std::vector<Tensor>& out) -> Status {
-    switch (in[0]->dtype()) {
-      case DType::kF32: ClampAll<float>(*in[0], out[0], lo, hi); break;
-      case DType::kI8: ClampAll<int8_t>(*in[0], out[0], lo, hi); break;
-      case DType::kU8: ClampAll<uint8_t>(*in[0], out[0], lo, hi); break;
-      case DType::kI32: ClampAll<int32_t>(*in[0], out[0], lo, hi); break;
-      case DType::kI64: ClampAll<int64_t>(*in[0], out[0], lo, hi); break;
-    }
-    return OkStatus();
-  });
-}
-
-StatusOr<KernelFn> MakeUnary(const ir::Node& node) {
-  const std::string op = node.op();
-  const float alpha = node.attrs().Float("alpha", 0.01f);
-  return KernelFn([=](const Operands& in, std::vector<Tensor>& out) -> Status {
-    const float* x = in[0]->data<float>();
-    float* y = out[0].data<float>();
-    const int64_t n = in[0]->numel();
-    if (op == "sigmoid") {
-      for (int64_t i = 0; i < n; ++i) y[i] = 1.f / (1.f + std::exp(-x[i]));
-    } else if (op == "tanh") {
-      for (int64_t i = 0; i < n; ++i) y[i] = std::tanh(x[i]);
-    } else {
-      for (int64_t i = 0; i < n; ++i) y[i] = x[i] < 0 ? alpha * x[i] : x[i];
-    }
-    return OkStatus();
-  });
-}
-
-StatusOr<KernelFn> MakeSoftmax(const ir::Node& node) {
-  const Shape s = node.input(0)->type().shape;
-  int64_t axis = node.attrs().Int("axis", -1);
-  if (axis < 0) axis += static_cast<int64_t>(s.size());
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < axis; ++d) outer *= s[d];
-  for (size_t d = axis + 1; d < s.size(); ++d) inner *= s[d];
-  const int64_t len = s[axis];
-  return KernelFn([=](const Operands& in, std::vector<Tensor>& out) -> Status {
-    const float* x = in[0]->data<float>();
-    float* y = out[0].data<float>();
-    for (int64_t o = 0; o < outer; ++o)
-      for (int64_t i = 0; i < inner; ++i) {
-        const int64_t base = o * len * inner + i;
-        float mx = -INFINITY;
-        for (int64_t k = 0; k < len; ++k) mx = std::max(mx, x[base + k * inner]);
-        double sum = 0;
-        for (int64_t k = 0; k < len; ++k) {
-          y[base + k * inner] = std::exp(x[base + k * inner] - mx);
-          sum += y[base + k * inner];
+    bool bad = false;
+    VisitDType(in[0]->dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* a = in[0]->data<T>();
+      if (op == Op::kPow) {  // the exponent may have another type
+        std::vector<double> b(in[1]->numel());
+        for (int64_t i = 0; i < in[1]->numel(); ++i) b[i] = in[1]->GetAsDouble(i);
+        T* y = out[0].data<T>();
+        ForEachBroadcast<2>(os, strides, [&](int64_t o, const std::array<int64_t, 2>& k) {
+          if constexpr (std::is_same_v<T, float>)
+            y[o] = bt == DType::kF32 ? std::pow(a[k[0]], static_cast<float>(b[k[1]]))
+                                     : static_cast<float>(std::pow(static_cast<double>(a[k[0]]), b[k[1]]));
+          else
+            y[o] = static_cast<T>(std::pow(static_cast<double>(a[k[0]]), b[k[1]]));
+        });
+        return;
+      }
+      const T* b = in[1]->data<T>();
+      if (IsCompare(op)) {
+        bool* y = out[0].data<bool>();
+        ForEachBroadcast<2>(os, strides,
+                            [&](int64_t o, const std::array<int64_t, 2>& k) { y[o] = Compare(op, a[k[0]], b[k[1]]); });
+        return;
+      }
+      if constexpr (!std::is_same_v<T, bool>) {
+        T* y = out[0].data<T>();
+        auto act = [&](T v) -> T {
+          if (!clamp) return v;
+          if constexpr (std::is_same_v<T, float>)
+            return std::min(std::max(v, lo), hi);
+          else
+            return static_cast<T>(std::clamp<double>(v, std::ceil(lo), std::floor(hi)));
+        };
+        if (same) {
+          for (int64_t i = 0; i < out[0].numel(); ++i) y[i] = act(Arith(op, a[i], b[i], fmod, &bad));
+          return;
         }
-        const float inv = static_cast<float>(1.0 / sum);
-        for (int64_t k = 0; k < len; ++k) y[base + k * inner] *= inv;
+        ForEachBroadcast<2>(os, strides, [&](int64_t o, const std::array<int64_t, 2>& k) {
+          y[o] = act(Arith(op, a[k[0]], b[k[1]], fmod, &bad));
+        });
       }
+    });
+    if (bad) return InvalidArgumentError("integer division by zero or overflow");
     return OkStatus();
   });
 }
 
-StatusOr<KernelFn> MakeBatchNorm(const ir::Node& node) {
-  const Shape s = node.input(0)->type().shape;
-  const float eps = node.attrs().Float("epsilon", 1e-5f);
-  const int64_t c = s[1], inner = ir::NumElements(s) / (s[0] * c);
+StatusOr<KernelFn> MakeWhere(const ir::Node& node) {
+  const Shape os = node.output()->type().shape;
+  std::array<std::vector<int64_t>, 3> strides;
+  for (int i = 0; i < 3; ++i) strides[i] = BroadcastStrides(node.input(i)->type().shape, os);
+  const int es = ir::DTypeSize(node.output()->type().dtype);
   return KernelFn([=](const Operands& in, std::vector<Tensor>& out) -> Status {
-    const float *x = in[0]->data<float>(), *g = in[1]->data<float>(), *b = in[2]->data<float>(),
-                *mean = in[3]->data<float>(), *var = in[4]->data<float>();
-    float* y = out[0].data<float>();
-    for (int64_t n = 0; n < s[0]; ++n)
-      for (int64_t ch = 0; ch < c; ++ch) {
-        const float a = g[ch] / std::sqrt(var[ch] + eps), sh = b[ch] - mean[ch] * a;
-        const int64_t base = (n * c + ch) * inner;
-        for (int64_t i = 0; i < inner; ++i) y[base + i] = x[base + i] * a + sh;
-      }
+    const bool* c = in[0]->data<bool>();
+    const uint8_t *x = in[1]->raw(), *y = in[2]->raw();
+    uint8_t* o = out[0].raw();
+    ForEachBroadcast<3>(os, strides, [&](int64_t i, const std::array<int64_t, 3>& k) {
+      std::memcpy(o + i * es, c[k[0]] ? x + k[1] * es : y + k[2] * es, es);
+    });
     return OkStatus();
   });
 }
@@ -220,11 +165,12 @@ StatusOr<KernelFn> MakeBatchNorm(const ir::Node& node) {
 }  // namespace
 
 KernelFactory FindElementwiseKernel(const std::string& op) {
-  if (op == "add" || op == "sub" || op == "mul" || op == "div") return MakeBinary;
-  if (op == "relu" || op == "clip") return MakeClamp;
-  if (op == "sigmoid" || op == "tanh" || op == "leaky_relu") return MakeUnary;
-  if (op == "softmax") return MakeSoftmax;
-  if (op == "batch_norm") return MakeBatchNorm;
+  static const char* kBinary[] = {"add",     "sub",           "mul",   "div",   "min",  "max",
+                                  "mod",     "pow",           "prelu", "equal", "less", "less_equal",
+                                  "greater", "greater_equal", "and",   "or",    "xor"};
+  for (const char* b : kBinary)
+    if (op == b) return MakeBinary;
+  if (op == "where") return MakeWhere;
   return nullptr;
 }
 

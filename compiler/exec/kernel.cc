@@ -7,10 +7,27 @@
 namespace tessera::exec {
 
 StatusOr<KernelFn> MakeKernel(const ir::Node& node) {
-  for (auto find :
-       {FindConvKernel, FindMatMulKernel, FindElementwiseKernel, FindPoolKernel, FindTensorKernel, FindQuantKernel})
+  for (auto find : {FindConvKernel, FindMatMulKernel, FindElementwiseKernel, FindUnaryKernel, FindReduceKernel,
+                    FindNormKernel, FindPoolKernel, FindTensorKernel, FindShapeKernel, FindQuantKernel, FindRnnKernel})
     if (KernelFactory f = find(node.op())) return f(node);
   return UnimplementedError("{}: the CPU executor has no kernel for op '{}'", node.Describe(), node.op());
+}
+
+StatusOr<std::optional<std::vector<ir::Tensor>>> EvaluateConstantNode(const ir::Node& node) {
+  constexpr int64_t kMaxElements = int64_t{1} << 24;
+  if (node.op() == "dequantize" || node.num_inputs() == 0) return std::optional<std::vector<ir::Tensor>>();
+  int64_t elements = 0;
+  for (const ir::Value* in : node.inputs())
+    if (!in->is_constant()) return std::optional<std::vector<ir::Tensor>>();
+  for (const ir::Value* out : node.outputs()) elements += out->type().numel();
+  if (elements > kMaxElements) return std::optional<std::vector<ir::Tensor>>();
+  TSR_ASSIGN_OR_RETURN(KernelFn kernel, MakeKernel(node));
+  Operands operands;
+  for (const ir::Value* in : node.inputs()) operands.push_back(&in->data());
+  std::vector<ir::Tensor> results;
+  for (const ir::Value* out : node.outputs()) results.emplace_back(out->type().dtype, out->type().shape);
+  TSR_RETURN_IF_ERROR(kernel(operands, results));
+  return std::optional<std::vector<ir::Tensor>>(std::move(results));
 }
 
 Requant ReadRequant(const ir::Node& node) {
@@ -59,7 +76,21 @@ void ToFloat(const ir::Tensor& t, float* out) {
     case ir::DType::kU8: std::copy(t.data<uint8_t>(), t.data<uint8_t>() + n, out); break;
     case ir::DType::kI32: std::copy(t.data<int32_t>(), t.data<int32_t>() + n, out); break;
     case ir::DType::kI64: std::copy(t.data<int64_t>(), t.data<int64_t>() + n, out); break;
+    case ir::DType::kBool: std::copy(t.data<bool>(), t.data<bool>() + n, out); break;
   }
+}
+
+std::vector<int64_t> BroadcastStrides(const ir::Shape& in, const ir::Shape& out) {
+  const size_t r = out.size();
+  std::vector<int64_t> strides(r, 0);
+  int64_t s = 1;
+  for (size_t k = 0; k < in.size(); ++k) {
+    const size_t d = r - 1 - k;
+    const int64_t dim = in[in.size() - 1 - k];
+    strides[d] = dim == 1 ? 0 : s;
+    s *= dim;
+  }
+  return strides;
 }
 
 void ToShiftedFloat(const ir::Tensor& t, int64_t zero_point, float* out) {

@@ -112,6 +112,7 @@ StatusOr<KernelFn> MakePad(const ir::Node& node) {
       case ir::DType::kU8: Pad<uint8_t>(*in[0], pads, mode, static_cast<uint8_t>(v), out[0]); break;
       case ir::DType::kI32: Pad<int32_t>(*in[0], pads, mode, static_cast<int32_t>(v), out[0]); break;
       case ir::DType::kI64: Pad<int64_t>(*in[0], pads, mode, static_cast<int64_t>(v), out[0]); break;
+      case ir::DType::kBool: Pad<bool>(*in[0], pads, mode, v != 0, out[0]); break;
     }
     return OkStatus();
   });

@@ -9,12 +9,13 @@ std::string_view DTypeName(DType t) {
     case DType::kU8: return "u8";
     case DType::kI32: return "i32";
     case DType::kI64: return "i64";
+    case DType::kBool: return "bool";
   }
   return "?";
 }
 
 std::optional<DType> ParseDType(std::string_view s) {
-  for (DType t : {DType::kF32, DType::kI8, DType::kU8, DType::kI32, DType::kI64})
+  for (DType t : {DType::kF32, DType::kI8, DType::kU8, DType::kI32, DType::kI64, DType::kBool})
     if (DTypeName(t) == s) return t;
   return std::nullopt;
 }
@@ -26,6 +27,7 @@ int DTypeSize(DType t) {
     case DType::kU8: return 1;
     case DType::kI32: return 4;
     case DType::kI64: return 8;
+    case DType::kBool: return 1;
   }
   return 0;
 }
@@ -38,6 +40,7 @@ int64_t DTypeMin(DType t) {
     case DType::kU8: return 0;
     case DType::kI32: return INT32_MIN;
     case DType::kI64: return INT64_MIN;
+    case DType::kBool: return 0;
     case DType::kF32: return INT64_MIN;
   }
   return 0;
@@ -49,6 +52,7 @@ int64_t DTypeMax(DType t) {
     case DType::kU8: return 255;
     case DType::kI32: return INT32_MAX;
     case DType::kI64: return INT64_MAX;
+    case DType::kBool: return 1;
     case DType::kF32: return INT64_MAX;
   }
   return 0;

@@ -1,6 +1,6 @@
 // Element types of IR tensors. f32 for float graphs; i8/u8 for quantized
 // activations and weights; i32 for accumulators and biases; i64 for shapes
-// and indices.
+// and indices; bool for masks and comparison results (one byte, 0 or 1).
 #pragma once
 
 #include <cstdint>
@@ -9,7 +9,7 @@
 
 namespace tessera::ir {
 
-enum class DType : uint8_t { kF32, kI8, kU8, kI32, kI64 };
+enum class DType : uint8_t { kF32, kI8, kU8, kI32, kI64, kBool };
 
 std::string_view DTypeName(DType t);  // "f32", "i8", ...
 std::optional<DType> ParseDType(std::string_view s);
@@ -40,6 +40,10 @@ struct DTypeOf<int32_t> {
 template <>
 struct DTypeOf<int64_t> {
   static constexpr DType value = DType::kI64;
+};
+template <>
+struct DTypeOf<bool> {
+  static constexpr DType value = DType::kBool;
 };
 
 }  // namespace tessera::ir

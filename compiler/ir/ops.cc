@@ -16,7 +16,11 @@ const std::vector<OpDef>& AllOps() {
   static const std::vector<OpDef> ops = [] {
     std::vector<OpDef> v;
     opdefs::RegisterNnOps(&v);
+    opdefs::RegisterMathOps(&v);
+    opdefs::RegisterReduceOps(&v);
     opdefs::RegisterTensorOps(&v);
+    opdefs::RegisterShapeOps(&v);
+    opdefs::RegisterRnnOps(&v);
     opdefs::RegisterQuantOps(&v);
     return v;
   }();

@@ -1,7 +1,6 @@
 // Type inference for the float network ops: convolutions, GEMM/MatMul,
-// elementwise arithmetic and activations, pooling, batch normalization.
-// Convolutions, gemm, matmul and add may carry a fused clamp activation
-// (act_min / act_max, absent = unbounded).
+// pooling, batch/layer/instance normalization. Convolutions, gemm and matmul
+// may carry a fused clamp activation (act_min / act_max, absent = unbounded).
 #include "compiler/ir/ops_util.h"
 
 namespace tessera::ir::opdefs {
@@ -87,40 +86,6 @@ Status InferMatMul(const Node& n, std::vector<TensorType>* out) {
   return ActivatedOutput(n, o, out);
 }
 
-// add/sub/mul/div: numpy broadcasting; both operands of one unquantized type.
-Status InferBinary(const Node& n, std::vector<TensorType>* out) {
-  TSR_RETURN_IF_ERROR(ExpectUnquantized(n, 0));
-  TSR_RETURN_IF_ERROR(ExpectUnquantized(n, 1));
-  if (In(n, 0).dtype != In(n, 1).dtype)
-    return NodeError(n, "operand types differ: {} and {}", Operand(n, 0), Operand(n, 1));
-  if (n.op() != "add" && (n.attrs().Has("act_min") || n.attrs().Has("act_max")))
-    return NodeError(n, "only add takes a fused activation");
-  TSR_RETURN_IF_ERROR(CheckAct(n));
-  Shape o;
-  TSR_RETURN_IF_ERROR(Broadcast(n, In(n, 0).shape, In(n, 1).shape, &o));
-  (*out)[0] = TensorType(In(n, 0).dtype, o);
-  return OkStatus();
-}
-
-Status InferFloatUnary(const Node& n, std::vector<TensorType>* out) {
-  TSR_RETURN_IF_ERROR(ExpectFloat(n, 0));
-  TSR_RETURN_IF_ERROR(ExpectUnquantized(n, 0));
-  if (n.op() == "softmax") {
-    int axis;
-    TSR_RETURN_IF_ERROR(NormalizeAxis(n, "axis", n.attrs().Int("axis", -1), In(n, 0).rank(), &axis));
-  }
-  (*out)[0] = TensorType(DType::kF32, In(n, 0).shape);
-  return OkStatus();
-}
-
-// relu / clip: float or raw integers.
-Status InferClamp(const Node& n, std::vector<TensorType>* out) {
-  TSR_RETURN_IF_ERROR(ExpectUnquantized(n, 0));
-  if (n.attrs().Float("min", -INFINITY) > n.attrs().Float("max", INFINITY)) return NodeError(n, "min exceeds max");
-  (*out)[0] = TensorType(In(n, 0).dtype, In(n, 0).shape);
-  return OkStatus();
-}
-
 Status InferPool(const Node& n, std::vector<TensorType>* out) {
   TSR_RETURN_IF_ERROR(ExpectRank(n, 0, 4));
   const TensorType& x = In(n, 0);
@@ -169,6 +134,34 @@ Status InferBatchNorm(const Node& n, std::vector<TensorType>* out) {
   const Shape& x = In(n, 0).shape;
   if (x.size() < 2) return NodeError(n, "{} must have rank >= 2", Operand(n, 0));
   for (int i = 1; i < 5; ++i)
+    if (In(n, i).shape != Shape{x[1]}) return NodeError(n, "{} must have shape [{}]", Operand(n, i), x[1]);
+  (*out)[0] = TensorType(DType::kF32, x);
+  return OkStatus();
+}
+
+// layer_norm: normalizes over axes [axis, rank); scale (and bias) broadcast
+// to those trailing dimensions.
+Status InferLayerNorm(const Node& n, std::vector<TensorType>* out) {
+  TSR_RETURN_IF_ERROR(ExpectFloatOperands(n));
+  const Shape& x = In(n, 0).shape;
+  int axis;
+  TSR_RETURN_IF_ERROR(NormalizeAxis(n, "axis", n.attrs().Int("axis", -1), In(n, 0).rank(), &axis));
+  const Shape tail(x.begin() + axis, x.end());
+  for (int i = 1; i < n.num_inputs(); ++i) {
+    Shape b;
+    TSR_RETURN_IF_ERROR(Broadcast(n, tail, In(n, i).shape, &b));
+    if (b != tail)
+      return NodeError(n, "{} does not broadcast to the normalized shape {}", Operand(n, i), ShapeToString(tail));
+  }
+  (*out)[0] = TensorType(DType::kF32, x);
+  return OkStatus();
+}
+
+Status InferInstanceNorm(const Node& n, std::vector<TensorType>* out) {
+  TSR_RETURN_IF_ERROR(ExpectFloatOperands(n));
+  const Shape& x = In(n, 0).shape;
+  if (x.size() < 3) return NodeError(n, "{} must have rank >= 3", Operand(n, 0));
+  for (int i = 1; i < 3; ++i)
     if (In(n, i).shape != Shape{x[1]}) return NodeError(n, "{} must have shape [{}]", Operand(n, i), x[1]);
   (*out)[0] = TensorType(DType::kF32, x);
   return OkStatus();
@@ -251,15 +244,6 @@ void RegisterNnOps(std::vector<OpDef>* ops) {
                   {kActMin, kActMax},
                   InferMatMul,
                   "numpy matmul (+ bias broadcast to the result), optional fused clamp"});
-  for (const char* op : {"add", "sub", "mul", "div"})
-    ops->push_back({op, 2, 2, 1, {kActMin, kActMax}, InferBinary, "elementwise with numpy broadcasting"});
-  ops->push_back({"relu", 1, 1, 1, {}, InferClamp, "max(x, 0)"});
-  ops->push_back(
-      {"clip", 1, 1, 1, {{"min", AttrKind::kFloat}, {"max", AttrKind::kFloat}}, InferClamp, "min(max(x, min), max)"});
-  ops->push_back({"leaky_relu", 1, 1, 1, {{"alpha", AttrKind::kFloat}}, InferFloatUnary, "x < 0 ? alpha * x : x"});
-  ops->push_back({"sigmoid", 1, 1, 1, {}, InferFloatUnary, "1 / (1 + exp(-x))"});
-  ops->push_back({"tanh", 1, 1, 1, {}, InferFloatUnary, "tanh(x)"});
-  ops->push_back({"softmax", 1, 1, 1, {{"axis", AttrKind::kInt}}, InferFloatUnary, "softmax along one axis"});
   ops->push_back({"max_pool",
                   1,
                   1,
@@ -283,6 +267,20 @@ void RegisterNnOps(std::vector<OpDef>* ops) {
                   {{"epsilon", AttrKind::kFloat}},
                   InferBatchNorm,
                   "inference batch normalization (x, scale, bias, mean, var)"});
+  ops->push_back({"layer_norm",
+                  2,
+                  3,
+                  1,
+                  {{"axis", AttrKind::kInt}, {"epsilon", AttrKind::kFloat}},
+                  InferLayerNorm,
+                  "(x - mean) / sqrt(var + epsilon) * scale + bias over axes [axis, rank)"});
+  ops->push_back({"instance_norm",
+                  3,
+                  3,
+                  1,
+                  {{"epsilon", AttrKind::kFloat}},
+                  InferInstanceNorm,
+                  "per sample and channel normalization over the spatial axes (x, scale, bias)"});
 }
 
 }  // namespace tessera::ir::opdefs

@@ -9,7 +9,11 @@
 namespace tessera::ir::opdefs {
 
 void RegisterNnOps(std::vector<OpDef>* ops);
+void RegisterMathOps(std::vector<OpDef>* ops);
+void RegisterReduceOps(std::vector<OpDef>* ops);
 void RegisterTensorOps(std::vector<OpDef>* ops);
+void RegisterShapeOps(std::vector<OpDef>* ops);
+void RegisterRnnOps(std::vector<OpDef>* ops);
 void RegisterQuantOps(std::vector<OpDef>* ops);
 
 // Error prefixed with the node description.

@@ -354,7 +354,8 @@ class Parser {
           return Error(tok_, fmt::format("{} out of range for {}", v, DTypeName(type.dtype)));
         switch (type.dtype) {
           case DType::kI8: out->data<int8_t>()[i] = static_cast<int8_t>(v); break;
-          case DType::kU8: out->data<uint8_t>()[i] = static_cast<uint8_t>(v); break;
+          case DType::kU8:
+          case DType::kBool: out->raw()[i] = static_cast<uint8_t>(v); break;
           case DType::kI32: out->data<int32_t>()[i] = static_cast<int32_t>(v); break;
           default: out->data<int64_t>()[i] = v; break;
         }

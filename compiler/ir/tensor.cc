@@ -65,6 +65,7 @@ double Tensor::GetAsDouble(int64_t i) const {
     case DType::kU8: return raw()[i];
     case DType::kI32: return reinterpret_cast<const int32_t*>(raw())[i];
     case DType::kI64: return static_cast<double>(reinterpret_cast<const int64_t*>(raw())[i]);
+    case DType::kBool: return raw()[i] != 0;
   }
   return 0;
 }

@@ -85,7 +85,7 @@ Status ValidateShape(const Shape& shape, const std::string& what) {
 Status ValidateQuant(const TensorType& t, const std::string& what) {
   if (!t.quant) return OkStatus();
   const QuantParams& q = *t.quant;
-  if (t.dtype == DType::kF32 || t.dtype == DType::kI64)
+  if (t.dtype == DType::kF32 || t.dtype == DType::kI64 || t.dtype == DType::kBool)
     return InvalidArgumentError("{}: quantization parameters on a {} tensor", what, DTypeName(t.dtype));
   if (q.scale.empty() || q.scale.size() != q.zero_point.size())
     return InvalidArgumentError("{}: {} scales but {} zero points", what, q.scale.size(), q.zero_point.size());

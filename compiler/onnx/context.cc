@@ -2,7 +2,9 @@
 
 #include <cstring>
 
+#include "compiler/exec/kernel.h"
 #include "compiler/ir/ops.h"
+#include "onnx/defs/schema.h"
 
 namespace tessera::frontend {
 
@@ -10,6 +12,11 @@ std::string ImportContext::Describe(const onnx::NodeProto& n) {
   if (!n.name().empty()) return fmt::format("node '{}' ({})", n.name(), n.op_type());
   if (n.output_size() > 0) return fmt::format("node producing '{}' ({})", n.output(0), n.op_type());
   return fmt::format("node ({})", n.op_type());
+}
+
+int ImportContext::Version(const onnx::NodeProto& n) const {
+  const onnx::OpSchema* s = onnx::OpSchemaRegistry::Instance()->GetSchema(n.op_type(), opset_, n.domain());
+  return s ? s->SinceVersion() : opset_;
 }
 
 ir::Value* ImportContext::Lookup(const std::string& onnx_name) const {
@@ -73,16 +80,40 @@ Status ImportContext::Infer(const onnx::NodeProto& n, ir::Node* node) {
   return OkStatus();
 }
 
-StatusOr<ir::Node*> ImportContext::Emit(const onnx::NodeProto& n, const std::string& op,
-                                        const std::vector<ir::Value*>& inputs, ir::Attrs attrs,
-                                        const std::vector<std::optional<ir::TensorType>>& declared) {
+Status ImportContext::FoldIfConstant(const onnx::NodeProto& n, ir::Node* node, std::vector<ir::Value*>* results) {
+  results->assign(node->outputs().begin(), node->outputs().end());
+  StatusOr<std::optional<std::vector<ir::Tensor>>> folded = exec::EvaluateConstantNode(*node);
+  if (!folded.ok()) return Error(n, "evaluating constant operands: {}", folded.status().message());
+  if (!folded->has_value()) return OkStatus();
+  std::vector<std::string> names;
+  std::vector<std::optional<ir::QuantParams>> quant;
+  for (ir::Value* out : node->outputs()) names.push_back(out->name()), quant.push_back(out->type().quant);
+  graph_->RemoveNode(node);
+  for (size_t i = 0; i < names.size(); ++i)
+    (*results)[i] = graph_->AddConstant(names[i], std::move((**folded)[i]), quant[i]);
+  return OkStatus();
+}
+
+StatusOr<ir::Value*> ImportContext::Emit(const onnx::NodeProto& n, const std::string& op,
+                                         const std::vector<ir::Value*>& inputs, ir::Attrs attrs,
+                                         const std::vector<std::optional<ir::TensorType>>& declared) {
   const ir::OpDef* def = ir::FindOp(op);
   TSR_CHECK(def != nullptr, "converter emits unknown op '{}'", op);
-  if (n.output_size() < def->num_outputs || n.output(0).empty()) return Error(n, "missing output");
-  for (int i = def->num_outputs; i < n.output_size(); ++i)
-    if (!n.output(i).empty()) return Unsupported(n, "optional output {} '{}' is not supported", i, n.output(i));
+  bool any = false;
+  for (int i = 0; i < n.output_size() && i < def->num_outputs; ++i) any |= !n.output(i).empty();
+  if (n.output_size() > def->num_outputs || !any) {
+    for (int i = def->num_outputs; i < n.output_size(); ++i)
+      if (!n.output(i).empty()) return Unsupported(n, "optional output {} '{}' is not supported", i, n.output(i));
+    if (!any) return Error(n, "missing output");
+  }
+  std::string base;
+  for (int i = 0; i < n.output_size() && base.empty(); ++i) base = n.output(i);
   std::vector<std::string> names;
   for (int i = 0; i < def->num_outputs; ++i) {
+    if (i >= n.output_size() || n.output(i).empty()) {  // an omitted optional output
+      names.push_back(NewName(base + ".unused" + std::to_string(i)));
+      continue;
+    }
     if (graph_->FindValue(n.output(i))) return Error(n, "output '{}' is defined twice", n.output(i));
     names.push_back(n.output(i));
   }
@@ -90,8 +121,18 @@ StatusOr<ir::Node*> ImportContext::Emit(const onnx::NodeProto& n, const std::str
   for (size_t i = 0; i < declared.size(); ++i)
     if (declared[i]) node->output(static_cast<int>(i))->set_type(*declared[i]);
   TSR_RETURN_IF_ERROR(Infer(n, node));
-  for (int i = 0; i < node->num_outputs(); ++i) Define(n.output(i), node->output(i));
-  return node;
+  std::vector<ir::Value*> results;
+  TSR_RETURN_IF_ERROR(FoldIfConstant(n, node, &results));
+  for (int i = 0; i < def->num_outputs && i < n.output_size(); ++i)
+    if (!n.output(i).empty()) Define(n.output(i), results[i]);
+  return results[0];
+}
+
+Status ImportContext::EmitConstant(const onnx::NodeProto& n, ir::Tensor t) {
+  if (n.output_size() != 1 || n.output(0).empty()) return Error(n, "needs exactly one output");
+  if (graph_->FindValue(n.output(0))) return Error(n, "output '{}' is defined twice", n.output(0));
+  Define(n.output(0), graph_->AddConstant(n.output(0), std::move(t)));
+  return OkStatus();
 }
 
 StatusOr<ir::Value*> ImportContext::EmitInternal(const onnx::NodeProto& n, const std::string& op,
@@ -101,7 +142,9 @@ StatusOr<ir::Value*> ImportContext::EmitInternal(const onnx::NodeProto& n, const
   ir::Node* node = graph_->AddNode(op, inputs, {NewName(base)}, std::move(attrs), n.name());
   if (declared) node->output()->set_type(*declared);
   TSR_RETURN_IF_ERROR(Infer(n, node));
-  return node->output();
+  std::vector<ir::Value*> results;
+  TSR_RETURN_IF_ERROR(FoldIfConstant(n, node, &results));
+  return results[0];
 }
 
 StatusOr<ir::Value*> ImportContext::WithQuant(const onnx::NodeProto& n, ir::Value* v, const ir::QuantParams& q) {
@@ -154,6 +197,10 @@ std::vector<float> AttrReader::Floats(const std::string& name, std::vector<float
   const auto* a = Get(name, onnx::AttributeProto::FLOATS);
   return a ? std::vector<float>(a->floats().begin(), a->floats().end()) : dflt;
 }
+std::vector<std::string> AttrReader::Strings(const std::string& name) {
+  const auto* a = Get(name, onnx::AttributeProto::STRINGS);
+  return a ? std::vector<std::string>(a->strings().begin(), a->strings().end()) : std::vector<std::string>{};
+}
 const onnx::TensorProto* AttrReader::Tensor(const std::string& name) {
   const auto* a = Get(name, onnx::AttributeProto::TENSOR);
   return a ? &a->t() : nullptr;
@@ -173,12 +220,14 @@ StatusOr<ir::DType> DTypeFromOnnx(int32_t elem_type, const std::string& what) {
     case onnx::TensorProto::UINT8: return ir::DType::kU8;
     case onnx::TensorProto::INT32: return ir::DType::kI32;
     case onnx::TensorProto::INT64: return ir::DType::kI64;
+    case onnx::TensorProto::BOOL: return ir::DType::kBool;
     default: break;
   }
   const std::string name = onnx::TensorProto::DataType_IsValid(elem_type)
                                ? onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(elem_type))
                                : std::to_string(elem_type);
-  return UnimplementedError("{}: element type {} is not supported (FLOAT, INT8, UINT8, INT32, INT64 are)", what, name);
+  return UnimplementedError("{}: element type {} is not supported (FLOAT, INT8, UINT8, INT32, INT64, BOOL are)", what,
+                            name);
 }
 
 StatusOr<ir::Tensor> TensorFromProto(const onnx::TensorProto& t, const std::string& what) {
@@ -208,6 +257,8 @@ StatusOr<ir::Tensor> TensorFromProto(const onnx::TensorProto& t, const std::stri
   ir::Tensor out(dt, shape);
   if (t.has_raw_data()) {
     if (bytes) std::memcpy(out.raw(), t.raw_data().data(), bytes);
+    if (dt == ir::DType::kBool)
+      for (int64_t i = 0; i < numel; ++i) out.raw()[i] = out.raw()[i] != 0;
     return out;
   }
   for (int64_t i = 0; i < numel; ++i) {
@@ -220,8 +271,8 @@ StatusOr<ir::Tensor> TensorFromProto(const onnx::TensorProto& t, const std::stri
           return InvalidArgumentError("{}: value {} out of range for {}", what, v, ir::DTypeName(dt));
         if (dt == ir::DType::kI8)
           out.data<int8_t>()[i] = static_cast<int8_t>(v);
-        else if (dt == ir::DType::kU8)
-          out.data<uint8_t>()[i] = static_cast<uint8_t>(v);
+        else if (dt == ir::DType::kU8 || dt == ir::DType::kBool)
+          out.raw()[i] = static_cast<uint8_t>(v);
         else
           out.data<int32_t>()[i] = v;
       }

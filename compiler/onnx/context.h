@@ -21,6 +21,8 @@ class ImportContext {
 
   ir::Graph& graph() { return *graph_; }
   int opset() const { return opset_; }
+  // The version (since_version) of the node's op definition at the model's opset.
+  int Version(const onnx::NodeProto& n) const;
   const std::string& model() const { return model_; }
 
   // "model.onnx: node 'conv1' (Conv): <msg>"
@@ -52,8 +54,12 @@ class ImportContext {
 
   // Emits `op` whose results take the ONNX node's output names; `declared`
   // gives result types that are declared rather than inferred (quantized).
-  StatusOr<ir::Node*> Emit(const onnx::NodeProto& n, const std::string& op, const std::vector<ir::Value*>& inputs,
-                           ir::Attrs attrs, const std::vector<std::optional<ir::TensorType>>& declared = {});
+  // A node whose operands are all constants is evaluated on the spot (shape
+  // arithmetic folds away; dequantize is kept). Returns the first result.
+  StatusOr<ir::Value*> Emit(const onnx::NodeProto& n, const std::string& op, const std::vector<ir::Value*>& inputs,
+                            ir::Attrs attrs, const std::vector<std::optional<ir::TensorType>>& declared = {});
+  // Defines the ONNX node's only output as a constant.
+  Status EmitConstant(const onnx::NodeProto& n, ir::Tensor t);
   // Emits a helper node with one fresh result named after `base`.
   StatusOr<ir::Value*> EmitInternal(const onnx::NodeProto& n, const std::string& op,
                                     const std::vector<ir::Value*>& inputs, ir::Attrs attrs, const std::string& base,
@@ -64,6 +70,8 @@ class ImportContext {
 
  private:
   Status Infer(const onnx::NodeProto& n, ir::Node* node);
+  // Replaces a node with all-constant operands by constants of its results.
+  Status FoldIfConstant(const onnx::NodeProto& n, ir::Node* node, std::vector<ir::Value*>* results);
 
   ir::Graph* graph_;
   std::string model_;
@@ -82,6 +90,7 @@ class AttrReader {
   std::string Str(const std::string& name, const std::string& dflt);
   std::vector<int64_t> Ints(const std::string& name, std::vector<int64_t> dflt);
   std::vector<float> Floats(const std::string& name, std::vector<float> dflt);
+  std::vector<std::string> Strings(const std::string& name);
   const onnx::TensorProto* Tensor(const std::string& name);
   // Marks an attribute as accepted without reading it (documented as ignored).
   void Ignore(const std::string& name) { used_.insert(name); }
@@ -109,15 +118,24 @@ Status ReadConvAttrs(ImportContext& ctx, const onnx::NodeProto& n, AttrReader& a
 
 // One converter per ONNX op type.
 using Converter = Status (*)(ImportContext& ctx, const onnx::NodeProto& n);
+// A node with only positional inputs and no attributes, emitted as `op`.
+Status ConvertSimple(ImportContext& ctx, const onnx::NodeProto& n, const std::string& op, int inputs);
 // Runs a 2-D converter on a 1-D node (input [N,C,L]) lifted to [N,C,1,L].
 Status ConvertLifted1D(ImportContext& ctx, const onnx::NodeProto& n, Converter convert2d);
-// Each converter file's table, one row per ONNX op type it handles.
+// Each converter file's table, one row per ONNX op type it handles. `since`
+// is the oldest definition (since_version) the converter reads; 0 means the
+// one in force at opset 11.
 struct ConverterEntry {
   const char* type;
   Converter fn;
+  int since = 0;
 };
 std::vector<ConverterEntry> NnConverters();
+std::vector<ConverterEntry> MathConverters();
+std::vector<ConverterEntry> ReduceConverters();
 std::vector<ConverterEntry> TensorConverters();
+std::vector<ConverterEntry> ShapeConverters();
+std::vector<ConverterEntry> RnnConverters();
 std::vector<ConverterEntry> QuantConverters();
 
 }  // namespace tessera::frontend

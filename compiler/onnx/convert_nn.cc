@@ -1,6 +1,6 @@
-// Converters for network ops: Conv, ConvTranspose, Gemm, MatMul, elementwise
-// arithmetic, activations, Softmax, pooling and BatchNormalization. Spatial
-// ops are 2-D (NCHW); auto_pad is resolved into explicit pads.
+// Converters for network ops: Conv, ConvTranspose, Gemm, MatMul, pooling and
+// BatchNormalization. Spatial ops are 2-D (NCHW, 1-D lifted); auto_pad is
+// resolved into explicit pads.
 #include <cmath>
 #include <iterator>
 
@@ -114,6 +114,7 @@ Status ConvertGemm(ImportContext& ctx, const onnx::NodeProto& n) {
   Attrs a;
   const float alpha = ar.Float("alpha", 1.f), beta = ar.Float("beta", 1.f);
   const int64_t ta = ar.Int("transA", 0), tb = ar.Int("transB", 0);
+  if (ctx.Version(n) < 7) ar.Ignore("broadcast");  // C always broadcasts from opset 7 on
   TSR_RETURN_IF_ERROR(ar.Finish());
   if (alpha != 1.f) a.Set("alpha", alpha);
   if (beta != 1.f) a.Set("beta", beta);
@@ -122,63 +123,6 @@ Status ConvertGemm(ImportContext& ctx, const onnx::NodeProto& n) {
   TSR_ASSIGN_OR_RETURN(std::vector<ir::Value*> ins, ctx.Inputs(n, 2));
   TSR_RETURN_IF_ERROR(ctx.AppendOptionalInput(n, 2, &ins));
   return ctx.Emit(n, "gemm", ins, a).status();
-}
-
-// Ops with only positional inputs and no attributes.
-Status ConvertSimple(ImportContext& ctx, const onnx::NodeProto& n, const std::string& op, int inputs) {
-  AttrReader ar(ctx, n);
-  TSR_RETURN_IF_ERROR(ar.Finish());
-  TSR_ASSIGN_OR_RETURN(std::vector<ir::Value*> ins, ctx.Inputs(n, inputs));
-  return ctx.Emit(n, op, ins, {}).status();
-}
-
-Status ConvertLeakyRelu(ImportContext& ctx, const onnx::NodeProto& n) {
-  AttrReader ar(ctx, n);
-  Attrs a;
-  a.Set("alpha", ar.Float("alpha", 0.01f));
-  TSR_RETURN_IF_ERROR(ar.Finish());
-  TSR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Input(n, 0));
-  return ctx.Emit(n, "leaky_relu", {x}, a).status();
-}
-
-Status ConvertClip(ImportContext& ctx, const onnx::NodeProto& n) {
-  AttrReader ar(ctx, n);
-  TSR_RETURN_IF_ERROR(ar.Finish());
-  TSR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Input(n, 0));
-  Attrs a;
-  const char* names[] = {"", "min", "max"};
-  for (int i = 1; i <= 2; ++i) {
-    if (!ctx.HasInput(n, i)) continue;
-    TSR_ASSIGN_OR_RETURN(const ir::Tensor* t, ctx.ConstInput(n, i, names[i]));
-    if (t->numel() != 1) return ctx.Error(n, "input '{}' must be a scalar", names[i]);
-    a.Set(names[i], static_cast<float>(t->GetAsDouble(0)));
-  }
-  return ctx.Emit(n, "clip", {x}, a).status();
-}
-
-Status ConvertSoftmax(ImportContext& ctx, const onnx::NodeProto& n) {
-  AttrReader ar(ctx, n);
-  const bool legacy = ctx.opset() < 13;
-  int64_t axis = ar.Int("axis", legacy ? 1 : -1);
-  TSR_RETURN_IF_ERROR(ar.Finish());
-  TSR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Input(n, 0));
-  const int r = x->type().rank();
-  if (axis < -r || axis >= r) return ctx.Error(n, "axis {} out of range for rank {}", axis, r);
-  if (axis < 0) axis += r;
-  Attrs a;
-  if (!legacy || axis == r - 1) {
-    a.Set("axis", legacy ? int64_t{-1} : axis);
-    return ctx.Emit(n, "softmax", {x}, a).status();
-  }
-  // Opset < 13: softmax over the flattened trailing dimensions [axis, r).
-  Attrs f;
-  f.Set("axis", axis);
-  TSR_ASSIGN_OR_RETURN(ir::Value * flat, ctx.EmitInternal(n, "flatten", {x}, f, n.output(0) + ".2d"));
-  a.Set("axis", int64_t{1});
-  TSR_ASSIGN_OR_RETURN(ir::Value * sm, ctx.EmitInternal(n, "softmax", {flat}, a, n.output(0) + ".2d"));
-  Attrs rs;
-  rs.Set("shape", x->type().shape);
-  return ctx.Emit(n, "reshape", {sm}, rs).status();
 }
 
 Status ConvertPool(ImportContext& ctx, const onnx::NodeProto& n) {
@@ -207,6 +151,8 @@ Status ConvertBatchNorm(ImportContext& ctx, const onnx::NodeProto& n) {
   a.Set("epsilon", ar.Float("epsilon", 1e-5f));
   ar.Ignore("momentum");  // only used in training
   if (ar.Int("training_mode", 0) != 0) return ctx.Unsupported(n, "attribute 'training_mode' = 1 is not supported");
+  if (ar.Int("is_test", 1) == 0) return ctx.Unsupported(n, "attribute 'is_test' = 0 (training) is not supported");
+  if (ar.Int("spatial", 1) != 1) return ctx.Unsupported(n, "attribute 'spatial' = 0 is not supported");
   TSR_RETURN_IF_ERROR(ar.Finish());
   TSR_ASSIGN_OR_RETURN(std::vector<ir::Value*> ins, ctx.Inputs(n, 5));
   return ctx.Emit(n, "batch_norm", ins, a).status();
@@ -221,30 +167,28 @@ Status SpatialConverter(ImportContext& ctx, const onnx::NodeProto& n) {
 }
 
 const ConverterEntry kEntries[] = {
-    {"Conv", SpatialConverter<ConvertConv>},
-    {"ConvTranspose", SpatialConverter<ConvertConvTranspose>},
-    {"Gemm", ConvertGemm},
-    {"MatMul", [](ImportContext& c, const onnx::NodeProto& n) { return ConvertSimple(c, n, "matmul", 2); }},
-    {"Add", [](ImportContext& c, const onnx::NodeProto& n) { return ConvertSimple(c, n, "add", 2); }},
-    {"Sub", [](ImportContext& c, const onnx::NodeProto& n) { return ConvertSimple(c, n, "sub", 2); }},
-    {"Mul", [](ImportContext& c, const onnx::NodeProto& n) { return ConvertSimple(c, n, "mul", 2); }},
-    {"Div", [](ImportContext& c, const onnx::NodeProto& n) { return ConvertSimple(c, n, "div", 2); }},
-    {"Relu", [](ImportContext& c, const onnx::NodeProto& n) { return ConvertSimple(c, n, "relu", 1); }},
-    {"Sigmoid", [](ImportContext& c, const onnx::NodeProto& n) { return ConvertSimple(c, n, "sigmoid", 1); }},
-    {"Tanh", [](ImportContext& c, const onnx::NodeProto& n) { return ConvertSimple(c, n, "tanh", 1); }},
+    {"Conv", SpatialConverter<ConvertConv>, 1},
+    {"ConvTranspose", SpatialConverter<ConvertConvTranspose>, 1},
+    {"Gemm", ConvertGemm, 6},
+    {"MatMul", [](ImportContext& c, const onnx::NodeProto& n) { return ConvertSimple(c, n, "matmul", 2); }, 1},
     {"GlobalAveragePool",
      [](ImportContext& c, const onnx::NodeProto& n) { return ConvertSimple(c, n, "global_avg_pool", 1); }},
     {"GlobalMaxPool",
      [](ImportContext& c, const onnx::NodeProto& n) { return ConvertSimple(c, n, "global_max_pool", 1); }},
-    {"LeakyRelu", ConvertLeakyRelu},
-    {"Clip", ConvertClip},
-    {"Softmax", ConvertSoftmax},
-    {"MaxPool", SpatialConverter<ConvertPool>},
-    {"AveragePool", SpatialConverter<ConvertPool>},
-    {"BatchNormalization", ConvertBatchNorm},
+    {"MaxPool", SpatialConverter<ConvertPool>, 1},
+    {"AveragePool", SpatialConverter<ConvertPool>, 1},
+    {"BatchNormalization", ConvertBatchNorm, 6},
 };
 
 }  // namespace
+
+// Ops with only positional inputs and no attributes.
+Status ConvertSimple(ImportContext& ctx, const onnx::NodeProto& n, const std::string& op, int inputs) {
+  AttrReader ar(ctx, n);
+  TSR_RETURN_IF_ERROR(ar.Finish());
+  TSR_ASSIGN_OR_RETURN(std::vector<ir::Value*> ins, ctx.Inputs(n, inputs));
+  return ctx.Emit(n, op, ins, {}).status();
+}
 
 Status ReadConvAttrs(ImportContext& ctx, const onnx::NodeProto& n, AttrReader& ar, ir::Value* x, ir::Value* w,
                      Attrs* out) {

@@ -1,7 +1,7 @@
 // Converters for data-movement ops and constants: Flatten, Reshape,
-// Transpose, Concat, Pad, Squeeze, Unsqueeze, Identity, Constant. Shape-like
-// operands (Reshape's shape, Pad's pads, axes) must be constants; the IR
-// stores them as resolved attributes.
+// Transpose, Concat, Pad, Squeeze, Unsqueeze, Constant. Shape-like operands
+// (Reshape's shape, Pad's pads, axes) must be constants; the IR stores them
+// as resolved attributes.
 #include <iterator>
 
 #include "compiler/onnx/context.h"
@@ -81,14 +81,22 @@ Status ConvertPad(ImportContext& ctx, const onnx::NodeProto& n) {
   AttrReader ar(ctx, n);
   Attrs a;
   const std::string mode = ar.Str("mode", "constant");
+  const bool legacy = ctx.Version(n) < 11;  // pads and value are attributes
+  std::vector<int64_t> pads;
+  float value = 0.f;
+  if (legacy) {
+    pads = ar.Ints("pads", {});
+    value = ar.Float("value", 0.f);
+  }
   TSR_RETURN_IF_ERROR(ar.Finish());
   if (mode != "constant" && mode != "reflect" && mode != "edge")
     return ctx.Unsupported(n, "attribute 'mode' value '{}' is not supported", mode);
   TSR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Input(n, 0));
-  TSR_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ctx.ConstInts(n, 1, "pads"));
+  if (!legacy) {
+    TSR_ASSIGN_OR_RETURN(pads, ctx.ConstInts(n, 1, "pads"));
+  }
   if (ctx.HasInput(n, 3)) return ctx.Unsupported(n, "input 'axes' is not supported");
-  float value = 0.f;
-  if (ctx.HasInput(n, 2)) {
+  if (!legacy && ctx.HasInput(n, 2)) {
     TSR_ASSIGN_OR_RETURN(const ir::Tensor* v, ctx.ConstInput(n, 2, "constant_value"));
     if (v->numel() != 1) return ctx.Error(n, "input 'constant_value' must be a scalar");
     value = static_cast<float>(v->GetAsDouble(0));
@@ -104,13 +112,14 @@ Status ConvertSqueezeLike(ImportContext& ctx, const onnx::NodeProto& n) {
   AttrReader ar(ctx, n);
   std::vector<int64_t> axes;
   bool have = false;
-  if (ctx.opset() < 13) {
+  const bool attr_axes = ctx.Version(n) < 13;
+  if (attr_axes) {
     have = ar.Has("axes");
     axes = ar.Ints("axes", {});
   }
   TSR_RETURN_IF_ERROR(ar.Finish());
   TSR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Input(n, 0));
-  if (ctx.opset() >= 13 && ctx.HasInput(n, 1)) {
+  if (!attr_axes && ctx.HasInput(n, 1)) {
     TSR_ASSIGN_OR_RETURN(axes, ctx.ConstInts(n, 1, "axes"));
     have = true;
   }
@@ -122,13 +131,6 @@ Status ConvertSqueezeLike(ImportContext& ctx, const onnx::NodeProto& n) {
   Attrs a;
   a.Set("axes", axes);
   return ctx.Emit(n, squeeze ? "squeeze" : "unsqueeze", {x}, a).status();
-}
-
-Status ConvertIdentity(ImportContext& ctx, const onnx::NodeProto& n) {
-  AttrReader ar(ctx, n);
-  TSR_RETURN_IF_ERROR(ar.Finish());
-  TSR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Input(n, 0));
-  return ctx.Emit(n, "identity", {x}, {}).status();
 }
 
 Status ConvertConstant(ImportContext& ctx, const onnx::NodeProto& n) {
@@ -171,9 +173,9 @@ Status ConvertConstant(ImportContext& ctx, const onnx::NodeProto& n) {
 }
 
 const ConverterEntry kEntries[] = {
-    {"Flatten", ConvertFlatten},       {"Reshape", ConvertReshape},   {"Transpose", ConvertTranspose},
-    {"Concat", ConvertConcat},         {"Pad", ConvertPad},           {"Squeeze", ConvertSqueezeLike},
-    {"Unsqueeze", ConvertSqueezeLike}, {"Identity", ConvertIdentity}, {"Constant", ConvertConstant},
+    {"Flatten", ConvertFlatten, 1},       {"Reshape", ConvertReshape, 5},   {"Transpose", ConvertTranspose, 1},
+    {"Concat", ConvertConcat, 4},         {"Pad", ConvertPad, 2},           {"Squeeze", ConvertSqueezeLike, 1},
+    {"Unsqueeze", ConvertSqueezeLike, 1}, {"Constant", ConvertConstant, 1},
 };
 
 }  // namespace

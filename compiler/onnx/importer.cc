@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
+#include <optional>
 
 #include "compiler/ir/verifier.h"
 #include "compiler/onnx/context.h"
@@ -20,21 +21,22 @@
 namespace tessera::frontend {
 namespace {
 
-// Opsets 11..17 are supported. Older models are accepted node by node when
-// the op's definition at the model's opset is the one in force at opset 11.
+// Opsets 11..17 are supported, and older models node by node: an op is
+// accepted when its definition at the model's opset is one its converter
+// reads (ConverterEntry::since), by default the one in force at opset 11.
 constexpr int kMinOpset = 11, kMaxOpset = 17;
 
-Status CheckOldOpset(const onnx::NodeProto& n, int opset, const std::string& name) {
+Status CheckOldOpset(const onnx::NodeProto& n, int opset, int since, const std::string& name) {
   if (opset >= kMinOpset) return OkStatus();
   const auto* reg = onnx::OpSchemaRegistry::Instance();
   const onnx::OpSchema* old = reg->GetSchema(n.op_type(), opset, "");
   const onnx::OpSchema* cur = reg->GetSchema(n.op_type(), kMinOpset, "");
-  if (old && cur && old->SinceVersion() == cur->SinceVersion()) return OkStatus();
+  const int oldest = since > 0 ? since : cur ? cur->SinceVersion() : kMinOpset;
+  if (old && old->SinceVersion() >= oldest) return OkStatus();
   return UnimplementedError(
-      "{}: {}: the opset {} definition of {} (version {}) differs from opset {}'s (version {}); re-export with opset "
-      ">= {}",
-      name, ImportContext::Describe(n), opset, n.op_type(), old ? old->SinceVersion() : 0, kMinOpset,
-      cur ? cur->SinceVersion() : 0, kMinOpset);
+      "{}: {}: the opset {} definition of {} (version {}) is not supported (versions >= {} are); re-export with "
+      "opset >= {}",
+      name, ImportContext::Describe(n), opset, n.op_type(), old ? old->SinceVersion() : 0, oldest, kMinOpset);
 }
 
 // Tensor -> TensorProto (raw data) for inputs frozen to initializers.
@@ -47,6 +49,7 @@ onnx::TensorProto ToProto(const std::string& name, const ir::Tensor& t) {
     case ir::DType::kU8: p.set_data_type(onnx::TensorProto::UINT8); break;
     case ir::DType::kI32: p.set_data_type(onnx::TensorProto::INT32); break;
     case ir::DType::kI64: p.set_data_type(onnx::TensorProto::INT64); break;
+    case ir::DType::kBool: p.set_data_type(onnx::TensorProto::BOOL); break;
   }
   for (int64_t d : t.shape()) p.add_dims(d);
   p.set_raw_data(std::string(reinterpret_cast<const char*>(t.raw()), t.nbytes()));
@@ -69,17 +72,54 @@ std::string OneLine(const char* what) {
 const std::vector<ConverterEntry>& AllConverters() {
   static const std::vector<ConverterEntry>* all = [] {
     auto* v = new std::vector<ConverterEntry>(NnConverters());
-    for (const auto& t : {TensorConverters(), QuantConverters()}) v->insert(v->end(), t.begin(), t.end());
+    for (const auto& t : {MathConverters(), ReduceConverters(), TensorConverters(), ShapeConverters(), RnnConverters(),
+                          QuantConverters()})
+      v->insert(v->end(), t.begin(), t.end());
     return v;
   }();
   return *all;
 }
 
-Converter FindConverter(const std::string& op) {
+const ConverterEntry* FindConverter(const std::string& op) {
   for (const ConverterEntry& e : AllConverters())
-    if (op == e.type) return e.fn;
+    if (op == e.type) return &e;
   return nullptr;
 }
+
+// Nodes that cannot be imported, grouped by op type for one report.
+class Unsupported {
+ public:
+  // `key`: the op type, or what else is unsupported ("element type").
+  void Add(const std::string& key, const Status& s, const std::string& model) {
+    std::string m = s.message();
+    if (m.compare(0, model.size() + 2, model + ": ") == 0) m = m.substr(model.size() + 2);
+    auto it = std::find_if(groups_.begin(), groups_.end(), [&](const auto& g) { return g.first == key; });
+    if (it == groups_.end()) it = groups_.insert(groups_.end(), {key, {}});
+    it->second.push_back(m);
+    if (!first_.has_value()) first_ = s;
+  }
+  bool empty() const { return groups_.empty(); }
+  // One error naming every node; a single one keeps its own message.
+  Status ToStatus(const std::string& model) const {
+    size_t total = 0;
+    for (const auto& g : groups_) total += g.second.size();
+    if (total == 1) return *first_;
+    std::string s = fmt::format("{}: {} parts of the model cannot be imported (", model, total);
+    for (size_t i = 0; i < groups_.size(); ++i)
+      s += fmt::format("{}{} x{}", i ? ", " : "", groups_[i].first, groups_[i].second.size());
+    s += "):";
+    constexpr size_t kPerOp = 8;
+    for (const auto& [op, msgs] : groups_) {
+      for (size_t i = 0; i < msgs.size() && i < kPerOp; ++i) s += "\n  " + msgs[i];
+      if (msgs.size() > kPerOp) s += fmt::format("\n  ... and {} more ({})", msgs.size() - kPerOp, op);
+    }
+    return UnimplementedError("{}", s);
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups_;
+  std::optional<Status> first_;
+};
 
 std::string RealPath(const std::string& p) {
   char buf[PATH_MAX];
@@ -155,7 +195,7 @@ StatusOr<bool> BindInputShapes(onnx::GraphProto* g, const std::string& name, con
   for (auto& in : *g->mutable_input()) {
     inputs.insert(in.name());
     if (initializers.count(in.name())) continue;
-    if (!in.type().has_tensor_type()) return UnimplementedError("{}: input '{}' is not a tensor", name, in.name());
+    if (!in.type().has_tensor_type()) continue;  // reported by Build
     auto* shape = in.mutable_type()->mutable_tensor_type()->mutable_shape();
     auto it = opt.input_shapes.find(in.name());
     const ir::Shape* given = it != opt.input_shapes.end() ? &it->second
@@ -223,34 +263,67 @@ StatusOr<std::unique_ptr<ir::Graph>> Build(onnx::ModelProto& model, const std::s
     for (const auto& o : n.output()) names.insert(o);
   auto graph = std::make_unique<ir::Graph>(g.name().empty() ? "main" : g.name());
   ImportContext ctx(graph.get(), name, opset, names);
+  // Everything that cannot be imported is collected (and the values it
+  // defines marked unavailable) so that one error lists all of it; a node
+  // reading an unavailable value is only checked for an unknown op type.
+  Unsupported unsupported;
+  std::set<std::string> unavailable;
   std::set<std::string> init_names;
   for (const auto& t : g.initializer()) {
     const std::string what = fmt::format("{}: initializer '{}'", name, t.name());
     if (t.name().empty()) return InvalidArgumentError("{}: an initializer has no name", name);
     if (!init_names.insert(t.name()).second) return InvalidArgumentError("{} is defined twice", what);
-    TSR_ASSIGN_OR_RETURN(ir::Tensor data, TensorFromProto(t, what));
-    ctx.Define(t.name(), graph->AddConstant(t.name(), std::move(data)));
+    StatusOr<ir::Tensor> data = TensorFromProto(t, what);
+    if (data.status().code() == StatusCode::kUnimplemented) {
+      unsupported.Add("element type", data.status(), name);
+      unavailable.insert(t.name());
+      continue;
+    }
+    TSR_RETURN_IF_ERROR(data.status());
+    ctx.Define(t.name(), graph->AddConstant(t.name(), std::move(*data)));
   }
   for (const auto& in : g.input()) {
     if (init_names.count(in.name())) continue;
     const std::string what = fmt::format("{}: input '{}'", name, in.name());
-    TSR_ASSIGN_OR_RETURN(ir::DType dt, DTypeFromOnnx(in.type().tensor_type().elem_type(), what));
+    if (!in.type().has_tensor_type()) {
+      unsupported.Add("non-tensor input", UnimplementedError("{} is not a tensor (sequence, map, optional)", what),
+                      name);
+      unavailable.insert(in.name());
+      continue;
+    }
+    StatusOr<ir::DType> dt = DTypeFromOnnx(in.type().tensor_type().elem_type(), what);
+    if (!dt.ok()) {
+      unsupported.Add("element type", dt.status(), name);
+      unavailable.insert(in.name());
+      continue;
+    }
     ir::Shape shape;
     for (const auto& d : in.type().tensor_type().shape().dim()) shape.push_back(d.dim_value());
     TSR_RETURN_IF_ERROR(ir::ValidateShape(shape, what));
     if (ctx.Lookup(in.name())) return InvalidArgumentError("{} is declared twice", what);
-    ctx.Define(in.name(), graph->AddInput(in.name(), ir::TensorType(dt, shape)));
+    ctx.Define(in.name(), graph->AddInput(in.name(), ir::TensorType(*dt, shape)));
   }
   for (const auto& n : g.node()) {
-    if (!n.domain().empty() && n.domain() != "ai.onnx")
-      return UnimplementedError("{}: {}: op domain '{}' is not supported", name, ImportContext::Describe(n),
-                                n.domain());
-    TSR_RETURN_IF_ERROR(CheckOldOpset(n, opset, name));
-    Converter conv = FindConverter(n.op_type());
-    if (!conv)
-      return UnimplementedError("{}: {}: op type '{}' is not supported", name, ImportContext::Describe(n), n.op_type());
-    TSR_RETURN_IF_ERROR(conv(ctx, n));
+    Status s;
+    const ConverterEntry* conv = FindConverter(n.op_type());
+    if (!n.domain().empty() && n.domain() != "ai.onnx") {
+      s = UnimplementedError("{}: {}: op '{}' of domain '{}' is not supported", name, ImportContext::Describe(n),
+                             n.op_type(), n.domain());
+    } else if (!conv) {
+      s = UnimplementedError("{}: {}: op type '{}' is not supported", name, ImportContext::Describe(n), n.op_type());
+    } else if (std::any_of(n.input().begin(), n.input().end(), [&](const auto& i) { return unavailable.count(i); })) {
+      for (const auto& o : n.output()) unavailable.insert(o);
+      continue;
+    } else {
+      s = CheckOldOpset(n, opset, conv->since, name);
+      if (s.ok()) s = conv->fn(ctx, n);
+    }
+    if (s.ok()) continue;
+    if (s.code() != StatusCode::kUnimplemented) return s;
+    unsupported.Add(n.op_type(), s, name);
+    for (const auto& o : n.output()) unavailable.insert(o);
   }
+  if (!unsupported.empty()) return unsupported.ToStatus(name);
   std::vector<ir::Value*> outs;
   for (const auto& o : g.output()) {
     ir::Value* v = ctx.Lookup(o.name());
@@ -307,7 +380,7 @@ StatusOr<std::unique_ptr<ir::Graph>> ImportOnnxData(const uint8_t* data, uint64_
   int opset = -1;
   for (const auto& o : model.opset_import())
     if (o.domain().empty() || o.domain() == "ai.onnx") opset = static_cast<int>(o.version());
-  if (opset < 0) return InvalidArgumentError("{}: the model imports no default-domain opset", name);
+  if (opset < 0) opset = kMaxOpset;  // no default-domain nodes: each is reported by its domain
   if (opset < 1 || opset > kMaxOpset)
     return UnimplementedError("{}: opset {} is not supported ({}..{} are)", name, opset, kMinOpset, kMaxOpset);
   if (model.functions_size() > 0) return UnimplementedError("{}: model-local functions are not supported", name);

@@ -237,16 +237,22 @@ TEST(Importer, UnsupportedOpsAttributesAndOpsets) {
   onnx::ModelProto future = SmallCnn();
   future.mutable_opset_import(0)->set_version(18);
   EXPECT_EQ(ImportError(future), "m.onnx: opset 18 is not supported (11..17 are)");
-  // Older opsets: accepted node by node when the op's definition is the one of opset 11.
-  onnx::ModelProto old = NewModel(10);
-  Input(old, "x", {1, 2, 4, 4});
-  Init(old, "w", {3, 2, 1, 1}, {1, 2, 3, 4, 5, 6});
-  Node(old, "GlobalAveragePool", {"x"}, {"p"}, "gap");
-  Node(old, "Conv", {"p", "w"}, {"y"}, "conv10");
-  Output(old, "y", {1, 3, 1, 1});
+  // Older opsets: accepted node by node when the op's definition is one its converter reads.
+  onnx::ModelProto old = NewModel(5);
+  Input(old, "x", {1, 4});
+  Init(old, "w", {4, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  Init(old, "c", {3}, {1, 2, 3});
+  Node(old, "Gemm", {"x", "w", "c"}, {"y"}, "gemm5");
+  Output(old, "y", {1, 3});
   EXPECT_EQ(ImportError(old),
-            "m.onnx: node 'conv10' (Conv): the opset 10 definition of Conv (version 1) differs from "
-            "opset 11's (version 11); re-export with opset >= 11");
+            "m.onnx: node 'gemm5' (Gemm): the opset 5 definition of Gemm (version 1) is not supported (versions >= "
+            "6 are); re-export with opset >= 11");
+  onnx::ModelProto conv10 = NewModel(10);
+  Input(conv10, "x", {1, 2, 4, 4});
+  Init(conv10, "w", {3, 2, 1, 1}, {1, 2, 3, 4, 5, 6});
+  Node(conv10, "Conv", {"x", "w"}, {"y"}, "conv10");
+  Output(conv10, "y", {1, 3, 4, 4});
+  EXPECT_TRUE(ImportOnnxBytes(Bytes(conv10), "m.onnx", "").ok());
   onnx::ModelProto ok10 = NewModel(10);
   Input(ok10, "x", {1, 2, 4, 4});
   Node(ok10, "GlobalAveragePool", {"x"}, {"y"}, "gap");
@@ -346,6 +352,60 @@ TEST_F(ExternalData, EscapingPathsAreRefused) {
 
 namespace tessera::frontend {
 namespace {
+
+// Every node that cannot be imported is reported in one error, grouped by op
+// type; nodes reading their results are not reported again.
+TEST(Importer, EveryUnsupportedNodeIsReportedAtOnceByOpType) {
+  onnx::ModelProto m = NewModel();
+  Input(m, "x", {1, 1, 4, 4});
+  IntAttr(Node(m, "LRN", {"x"}, {"a"}, "lrn1"), "size", 3);
+  Node(m, "Relu", {"a"}, {"b"}, "after_lrn");
+  Node(m, "NonZero", {"x"}, {"c"}, "nz");
+  IntAttr(Node(m, "LRN", {"x"}, {"d"}, "lrn2"), "size", 3);
+  auto* pool = Node(m, "MaxPool", {"x"}, {"e"}, "pool");
+  IntsAttr(pool, "kernel_shape", {1, 1});
+  IntAttr(pool, "storage_order", 1);
+  Node(m, "Sum", {"b", "c", "d", "e"}, {"y"});
+  Output(m, "y", {1, 1, 4, 4});
+  EXPECT_EQ(ImportError(m),
+            "m.onnx: 4 parts of the model cannot be imported (LRN x2, NonZero x1, MaxPool x1):\n"
+            "  node 'lrn1' (LRN): op type 'LRN' is not supported\n"
+            "  node 'lrn2' (LRN): op type 'LRN' is not supported\n"
+            "  node 'nz' (NonZero): op type 'NonZero' is not supported\n"
+            "  node 'pool' (MaxPool): attribute 'storage_order' = 1 is not supported");
+}
+
+// Shape arithmetic on static shapes (Shape -> Gather -> Unsqueeze -> Concat ->
+// Reshape, as torch exports x.view(x.size(0), -1)) folds to constants at import.
+TEST(Importer, ConstantShapeSubgraphsFoldAway) {
+  onnx::ModelProto m = NewModel();
+  Input(m, "x", {2, 3, 4});
+  auto* idx = m.mutable_graph()->add_initializer();
+  idx->set_name("zero");
+  idx->set_data_type(onnx::TensorProto::INT64);
+  idx->add_int64_data(0);
+  auto* minus1 = m.mutable_graph()->add_initializer();
+  minus1->set_name("minus1");
+  minus1->set_data_type(onnx::TensorProto::INT64);
+  minus1->add_dims(1);
+  minus1->add_int64_data(-1);
+  auto* axes = m.mutable_graph()->add_initializer();
+  axes->set_name("axes");
+  axes->set_data_type(onnx::TensorProto::INT64);
+  axes->add_dims(1);
+  axes->add_int64_data(0);
+  Node(m, "Shape", {"x"}, {"s"});
+  Node(m, "Gather", {"s", "zero"}, {"n"});
+  Node(m, "Unsqueeze", {"n", "axes"}, {"n1"});
+  IntAttr(Node(m, "Concat", {"n1", "minus1"}, {"shape"}), "axis", 0);
+  Node(m, "Reshape", {"x", "shape"}, {"y"});
+  Output(m, "y", {2, 12});
+  auto g = ImportOnnxBytes(Bytes(m), "m.onnx", "");
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  ASSERT_EQ((*g)->nodes().size(), 1u) << ir::PrintGraph(**g);
+  EXPECT_EQ((*g)->nodes()[0]->op(), "reshape");
+  EXPECT_EQ((*g)->outputs()[0]->type().shape, (ir::Shape{2, 12}));
+}
 
 TEST(Importer, DocsListEverySupportedOnnxOp) {
   std::ifstream in("docs/compiler.md");

@@ -14,6 +14,7 @@ ir::DType FromNpy(NpyDType t) {
     case NpyDType::kU8: return ir::DType::kU8;
     case NpyDType::kI32: return ir::DType::kI32;
     case NpyDType::kI64: return ir::DType::kI64;
+    case NpyDType::kBool: return ir::DType::kBool;
   }
   return ir::DType::kF32;
 }
@@ -25,6 +26,7 @@ NpyDType ToNpy(ir::DType t) {
     case ir::DType::kU8: return NpyDType::kU8;
     case ir::DType::kI32: return NpyDType::kI32;
     case ir::DType::kI64: return NpyDType::kI64;
+    case ir::DType::kBool: return NpyDType::kBool;
   }
   return NpyDType::kF32;
 }

@@ -132,6 +132,8 @@ bool DescrToDType(const std::string& d, NpyDType* t) {
     *t = NpyDType::kI32;
   else if (d == "<i8")
     *t = NpyDType::kI64;
+  else if (d == "|b1")
+    *t = NpyDType::kBool;
   else
     return false;
   return true;
@@ -146,6 +148,7 @@ const char* NpyDescr(NpyDType t) {
     case NpyDType::kU8: return "|u1";
     case NpyDType::kI32: return "<i4";
     case NpyDType::kI64: return "<i8";
+    case NpyDType::kBool: return "|b1";
   }
   return "?";
 }
@@ -157,6 +160,7 @@ int NpyElementSize(NpyDType t) {
     case NpyDType::kU8: return 1;
     case NpyDType::kI32: return 4;
     case NpyDType::kI64: return 8;
+    case NpyDType::kBool: return 1;
   }
   return 0;
 }
@@ -192,8 +196,8 @@ StatusOr<NpyArray> ParseNpy(const std::vector<uint8_t>& bytes, const std::string
     return DataLossError("{}: .npy header lacks one of 'descr', 'fortran_order', 'shape'", name);
   NpyArray a;
   if (!DescrToDType(h.descr, &a.dtype))
-    return UnimplementedError("{}: .npy dtype '{}' is not supported (float32, int8, uint8, int32, int64 are)", name,
-                              h.descr);
+    return UnimplementedError("{}: .npy dtype '{}' is not supported (float32, int8, uint8, int32, int64, bool are)",
+                              name, h.descr);
   if (h.fortran) return UnimplementedError("{}: Fortran-order .npy arrays are not supported", name);
   a.shape = h.shape;
   const size_t data_start = header_start + header_len;

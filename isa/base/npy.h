@@ -1,5 +1,5 @@
 // .npy files (numpy format versions 1.0, 2.0 and 3.0; C order; little-endian
-// float32, int8, uint8, int32, int64). The runtime and the compiler exchange
+// float32, int8, uint8, int32, int64, bool). The runtime and the compiler exchange
 // tensors with Python through these. Malformed files are a Status error; the
 // reader never allocates more than the file holds.
 #pragma once
@@ -12,7 +12,7 @@
 
 namespace tessera {
 
-enum class NpyDType : uint8_t { kF32, kI8, kU8, kI32, kI64 };
+enum class NpyDType : uint8_t { kF32, kI8, kU8, kI32, kI64, kBool };
 
 // numpy's descr string ("<f4", "|i1", ...) and element size.
 const char* NpyDescr(NpyDType t);
