@@ -32,8 +32,9 @@ Status ForEachActivation(const ir::Graph& g, const ir::Tensor& batch, F f) {
     return InvalidArgumentError("calibration needs a graph with one input, '{}' has {}", g.name(), g.inputs().size());
   const ir::Value* in = g.inputs()[0];
   const ir::Shape& s = in->type().shape;
-  if (in->type().dtype != ir::DType::kF32 || batch.dtype() != ir::DType::kF32)
-    return InvalidArgumentError("calibration data and input '{}' must be f32", in->name());
+  if (batch.dtype() != in->type().dtype)
+    return InvalidArgumentError("calibration data ({}) and input '{}' ({}) must have the same element type",
+                                ir::DTypeName(batch.dtype()), in->name(), ir::DTypeName(in->type().dtype));
   if (s.empty() || batch.rank() != static_cast<int>(s.size()) ||
       !std::equal(s.begin() + 1, s.end(), batch.shape().begin() + 1) || s[0] == 0 || batch.dim(0) % s[0] != 0)
     return InvalidArgumentError(
@@ -43,10 +44,10 @@ Status ForEachActivation(const ir::Graph& g, const ir::Tensor& batch, F f) {
   TSR_RETURN_IF_ERROR(CheckFinite(batch, "calibration data"));
   TSR_ASSIGN_OR_RETURN(auto ex, exec::Executor::Create(g));
   const int64_t pieces = batch.dim(0) / s[0];
-  ir::Tensor piece(ir::DType::kF32, s);
+  ir::Tensor piece(in->type().dtype, s);  // f32 images, or integer tokens for an embedding
   for (int64_t p = 0; p < pieces; ++p) {
     std::memcpy(piece.raw(), batch.raw() + p * piece.nbytes(), piece.nbytes());
-    f(in->name(), piece);
+    if (piece.dtype() == ir::DType::kF32) f(in->name(), piece);
     Status bad;  // the first activation that is not finite
     auto out = ex->Run({piece}, [&](const ir::Node& n, const std::vector<const ir::Tensor*>& results) {
       for (int i = 0; i < n.num_outputs(); ++i) {
