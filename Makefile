@@ -22,9 +22,11 @@ test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE slow
 
 test-slow: build
+	cmake --build $(BUILD) --target tessera_zoo_slow_models
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -L slow --no-tests=error
 
 test-all: build
+	cmake --build $(BUILD) --target tessera_zoo_slow_models
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 # The default suite, fuzz corpora included, built with ASan + UBSan (preset `debug`, build-debug/).
