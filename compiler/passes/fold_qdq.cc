@@ -109,13 +109,15 @@ namespace {
 
 bool IsMovement(const std::string& op) {
   return op == "max_pool" || op == "global_max_pool" || op == "reshape" || op == "flatten" || op == "transpose" ||
-         op == "squeeze" || op == "unsqueeze" || op == "identity" || op == "pad";
+         op == "squeeze" || op == "unsqueeze" || op == "identity" || op == "pad" || op == "slice" || op == "expand" ||
+         op == "tile" || op == "resize";
 }
 
 // y = quantize(op(dequantize(x))) for ops that commute with the affine map.
 bool FoldMovement(ir::Graph& g, ir::Node* q, ir::Node* p) {
   ir::Value* x = Dq(p->input(0));
   if (!x || !x->type().quant || x->type().quant->per_axis()) return false;
+  if (p->op() == "resize" && p->attrs().Str("mode", "nearest") != "nearest") return false;  // only copies commute
   if (p->op() == "pad" && p->attrs().Str("mode", "constant") == "constant" && x->type().dtype != ir::DType::kI8 &&
       x->type().dtype != ir::DType::kU8)
     return false;

@@ -21,7 +21,7 @@ namespace {
 bool KeepsScale(const std::string& op) {
   return op == "max_pool" || op == "global_max_pool" || op == "reshape" || op == "flatten" || op == "transpose" ||
          op == "squeeze" || op == "unsqueeze" || op == "identity" || op == "pad" || op == "relu" || op == "avg_pool" ||
-         op == "global_avg_pool" || op == "clip";
+         op == "global_avg_pool" || op == "clip" || op == "slice" || op == "expand" || op == "tile" || op == "resize";
 }
 
 bool ConstF32(const ir::Value* v) { return v->is_constant() && v->type().dtype == ir::DType::kF32; }
@@ -66,6 +66,7 @@ std::vector<int> Int8Operands(const ir::Node& n) {
   }
   if (op == "global_avg_pool" && n.input(0)->type().rank() != 4) return {};
   if (op == "pad" && n.attrs().Str("mode", "constant") != "constant") return {0};
+  if (op == "resize" && n.attrs().Str("mode", "nearest") != "nearest") return {};  // interpolation rounds
   if (KeepsScale(op)) return {0};
   return {};
 }

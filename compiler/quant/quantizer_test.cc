@@ -173,5 +173,33 @@ TEST(Quantizer, NonFiniteCalibrationDataIsRefused) {
   EXPECT_NE(br.status().message().find("element [0,1] (flat index 1) is inf"), std::string::npos);
 }
 
+// Data movement that only copies elements runs on int8 with the input's
+// scale (slice, expand, tile, nearest resize); a linear resize interpolates,
+// so it stays float between dequantize and quantize.
+TEST(Quantizer, CopyingMovementRunsOnInt8AndInterpolationStaysFloat) {
+  auto g = ir::ParseGraph(
+      "graph @g(%x: f32[1,2,4,4]) {\n"
+      "  %r: f32[1,2,4,4] = relu(%x)\n"
+      "  %s: f32[1,1,4,4] = slice(%r) {starts=[0, 1, 0, 0], ends=[1, 2, 4, 4], steps=[1, 1, 1, 1]}\n"
+      "  %t: f32[1,2,4,4] = tile(%s) {repeats=[1, 2, 1, 1]}\n"
+      "  %n: f32[1,2,8,8] = resize(%t) {sizes=[1, 2, 8, 8], mode=\"nearest\"}\n"
+      "  %l: f32[1,2,16,16] = resize(%n) {sizes=[1, 2, 16, 16], mode=\"linear\"}\n"
+      "  return %l\n}\n");
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  std::mt19937 rng(7);
+  ir::Tensor x(ir::DType::kF32, {4, 2, 4, 4});
+  std::normal_distribution<float> d(0.f, 1.f);
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = d(rng);
+  auto r = QuantizePostTraining(**g, x);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->float_ops.size(), 1u) << r->ToString();
+  EXPECT_EQ(r->float_ops[0], "resize 'l'");
+  for (const ir::Node* n : (*g)->nodes()) {
+    if (n->op() == "slice" || n->op() == "tile" || (n->op() == "resize" && n->attrs().Str("mode") == "nearest")) {
+      EXPECT_EQ(n->input(0)->type().dtype, ir::DType::kI8) << n->Describe();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tessera::quant
