@@ -97,6 +97,12 @@ Status ExpectUnquantized(const Node& n, int i) {
   return OkStatus();
 }
 
+Status PerTensorOnly(const Node& n, int i) {
+  if (In(n, i).quant && In(n, i).quant->per_axis())
+    return NodeError(n, "{} must be quantized per-tensor", Operand(n, i));
+  return OkStatus();
+}
+
 Status ExpectSymmetricI8(const Node& n, int i) {
   const TensorType& t = In(n, i);
   if (t.dtype != DType::kI8 || !t.quant || t.quant->per_axis() || !t.quant->symmetric())

@@ -7,12 +7,6 @@
 namespace tessera::ir::opdefs {
 namespace {
 
-Status PerTensorOnly(const Node& n, int i) {
-  if (In(n, i).quant && In(n, i).quant->per_axis())
-    return NodeError(n, "{} must be quantized per-tensor", Operand(n, i));
-  return OkStatus();
-}
-
 Status ExpectIndices(const Node& n, int i) {
   const DType t = In(n, i).dtype;
   if (t != DType::kI32 && t != DType::kI64) return NodeError(n, "{} must be i32 or i64 indices", Operand(n, i));

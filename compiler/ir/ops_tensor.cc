@@ -9,12 +9,6 @@
 namespace tessera::ir::opdefs {
 namespace {
 
-Status PerTensorOnly(const Node& n, int i) {
-  if (In(n, i).quant && In(n, i).quant->per_axis())
-    return NodeError(n, "{} must be quantized per-tensor", Operand(n, i));
-  return OkStatus();
-}
-
 Status InferFlatten(const Node& n, std::vector<TensorType>* out) {
   TSR_RETURN_IF_ERROR(PerTensorOnly(n, 0));
   const TensorType& x = In(n, 0);

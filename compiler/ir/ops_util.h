@@ -30,6 +30,8 @@ Status ExpectDType(const Node& n, int i, DType t);
 Status ExpectFloat(const Node& n, int i);
 // Input i must not carry quantization parameters (raw integer or float).
 Status ExpectUnquantized(const Node& n, int i);
+// Input i, if quantized, must be quantized per-tensor (data movement keeps its parameters).
+Status PerTensorOnly(const Node& n, int i);
 // Every operand is an unquantized f32 tensor.
 Status ExpectFloatOperands(const Node& n);
 // Input i must be i8 quantized per-tensor with zero point 0.

@@ -17,6 +17,8 @@ import numpy as np
 import torch
 import torchvision
 
+from zoo_model import randomize_batchnorm
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -31,13 +33,7 @@ def main():
     torch.set_num_threads(1)
     model = getattr(torchvision.models, args.model)()
     g = torch.Generator().manual_seed(args.seed + 1)
-    for m in model.modules():
-        if isinstance(m, torch.nn.BatchNorm2d):
-            c = m.num_features
-            m.running_mean.copy_(0.1 * torch.randn(c, generator=g))
-            m.running_var.copy_(0.5 + torch.rand(c, generator=g))
-            m.weight.data.copy_(0.8 + 0.4 * torch.rand(c, generator=g))
-            m.bias.data.copy_(0.1 * torch.randn(c, generator=g))
+    randomize_batchnorm(model, g)
     model.eval()
     x = torch.randn(1, 3, 224, 224, generator=g)
     with torch.no_grad():

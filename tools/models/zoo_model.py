@@ -155,6 +155,7 @@ TORCHVISION = ["shufflenet_v2_x0_5", "mobilenet_v3_small", "mnasnet0_5", "squeez
 
 
 def randomize_batchnorm(model, g):
+    """Random running statistics and affine parameters (a fresh torchvision model has identity BatchNorm)."""
     for m in model.modules():
         if isinstance(m, nn.BatchNorm2d):
             c = m.num_features
