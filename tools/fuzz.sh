@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-600}
 seed_build=${FUZZ_SEED_BUILD:-build}
-all=(config asm program dram npy tir onnx tsr)
+all=(config asm program dram npy tir onnx tsr engines)
 harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=("${all[@]}")
 
