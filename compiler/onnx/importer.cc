@@ -398,7 +398,8 @@ StatusOr<std::unique_ptr<ir::Graph>> ImportOnnxData(const uint8_t* data, uint64_
         TSR_RETURN_IF_ERROR(ResolveExternal(a.mutable_t(), name, base_dir, &budget));
   for (const auto& [in_name, value] : options.constant_inputs) {
     auto* inputs = g->mutable_input();
-    auto it = std::find_if(inputs->begin(), inputs->end(), [&](const auto& vi) { return vi.name() == in_name; });
+    const std::string& wanted = in_name;  // C++17 lambdas cannot capture a structured binding (clang)
+    auto it = std::find_if(inputs->begin(), inputs->end(), [&](const auto& vi) { return vi.name() == wanted; });
     if (it == inputs->end() || initializers.count(in_name))
       return InvalidArgumentError("{}: a constant was given for '{}', which is not a graph input", name, in_name);
     inputs->erase(it);
