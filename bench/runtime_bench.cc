@@ -269,7 +269,7 @@ void RunMatmul(benchmark::State& state, const char* target, const example::Matmu
   const DeviceCounters& k = x->counters();
   state.counters["cycles"] = static_cast<double>(k.cycles);
   state.counters["gemm_util"] = k.GemmUtilization(m->rt->config());
-  state.counters["compute_busy"] = static_cast<double>(k.compute.busy);
+  state.counters["compute_busy"] = static_cast<double>(k.unit(regs::Unit::kCompute).busy);
 }
 
 // The layer end to end on a device, for scale.

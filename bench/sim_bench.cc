@@ -23,8 +23,8 @@ void BM_Sim(benchmark::State& state, const char* program, const char* config, bo
     state.ResumeTiming();
     Status st = sim.Run(s.prog.text_addr, static_cast<int64_t>(s.prog.insns.size()), opts);
     if (!st.ok()) state.SkipWithError(st.ToString().c_str());
-    cycles += sim.stats().cycles;
-    macs += sim.stats().gemm_macs;
+    cycles += sim.stats().cycles();
+    macs += sim.stats().counters.macs;
   }
   state.counters["cycles/s"] = benchmark::Counter(static_cast<double>(cycles), benchmark::Counter::kIsRate);
   state.counters["MACs/s"] = benchmark::Counter(static_cast<double>(macs), benchmark::Counter::kIsRate);

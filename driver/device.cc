@@ -42,37 +42,7 @@ uint64_t DataBase(uint64_t phys_base, uint64_t code_bytes, uint64_t align) {
 uint64_t AlignUp(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
 uint64_t AlignDown(uint64_t v, uint64_t a) { return v & ~(a - 1); }
 
-StatusCode CodeOf(regs::ErrorCode e) {
-  switch (e) {
-    case regs::ErrorCode::kBadLaunch:
-    case regs::ErrorCode::kIllegalInstruction: return StatusCode::kInvalidArgument;
-    case regs::ErrorCode::kMemoryFault: return StatusCode::kOutOfRange;
-    case regs::ErrorCode::kTokenError:
-    case regs::ErrorCode::kDeadlock:
-    case regs::ErrorCode::kAbortedByHost: return StatusCode::kAborted;
-    case regs::ErrorCode::kWatchdog: return StatusCode::kDeadlineExceeded;
-    default: return StatusCode::kInternal;
-  }
-}
-
 }  // namespace
-
-namespace regs {
-const char* ErrorCodeName(ErrorCode code) {
-  switch (code) {
-    case ErrorCode::kNone: return "none";
-    case ErrorCode::kBadLaunch: return "bad launch";
-    case ErrorCode::kIllegalInstruction: return "illegal instruction";
-    case ErrorCode::kMemoryFault: return "memory fault";
-    case ErrorCode::kTokenError: return "token error";
-    case ErrorCode::kDeadlock: return "deadlock";
-    case ErrorCode::kWatchdog: return "watchdog timeout";
-    case ErrorCode::kAbortedByHost: return "aborted by host";
-    case ErrorCode::kInternal: return "internal error";
-  }
-  return "unknown error";
-}
-}  // namespace regs
 
 const char* MemPoolName(MemPool p) { return p == MemPool::kCode ? "code" : "data"; }
 
@@ -93,35 +63,6 @@ uint64_t DeviceMemoryLayout::MaxCodeRegion(uint64_t data_bytes) const {
   // CodeBytes' invariant: the code region and two guard pages fit inside DRAM.
   while (code > 0 && code + 2 * guard_bytes >= dram_bytes) code -= 4096;
   return code;
-}
-
-double DeviceCounters::GemmUtilization(const HwConfig& cfg) const {
-  if (cycles <= 0) return 0;
-  return static_cast<double>(macs) / (static_cast<double>(cfg.macs_per_cycle) * static_cast<double>(cycles));
-}
-
-void DeviceCounters::Add(const DeviceCounters& o) {
-  cycles += o.cycles;
-  insns += o.insns;
-  macs += o.macs;
-  gemm_iterations += o.gemm_iterations;
-  alu_iterations += o.alu_iterations;
-  dram_read_bytes += o.dram_read_bytes;
-  dram_write_bytes += o.dram_write_bytes;
-  for (size_t i = 0; i < insns_by_opcode.size(); ++i) insns_by_opcode[i] += o.insns_by_opcode[i];
-  for (size_t i = 0; i < load_bytes_by_mem.size(); ++i) load_bytes_by_mem[i] += o.load_bytes_by_mem[i];
-  insn_fetch_bytes += o.insn_fetch_bytes;
-  uop_loads += o.uop_loads;
-  dram_busy_cycles += o.dram_busy_cycles;
-  port_bursts += o.port_bursts;
-  Module* mine[] = {&fetch, &load, &compute, &store};
-  const Module* theirs[] = {&o.fetch, &o.load, &o.compute, &o.store};
-  for (int m = 0; m < 4; ++m) {
-    mine[m]->busy += theirs[m]->busy;
-    mine[m]->wait_token += theirs[m]->wait_token;
-    mine[m]->wait_queue += theirs[m]->wait_queue;
-    mine[m]->wait_memory += theirs[m]->wait_memory;
-  }
 }
 
 Device::Device(const HwConfig& cfg, std::string target, uint64_t phys_base, uint64_t dram_bytes,
@@ -213,10 +154,11 @@ Status Device::Wait() {
       DeviceStatus s = ReadStatus();
       std::string where = s.error_insn == regs::kNoInsn ? "" : fmt::format(" at instruction {}", s.error_insn);
       std::string detail = ErrorDetail();
-      return Status(
-          CodeOf(s.error_code),
-          fmt::format("device '{}': run of {} instructions at 0x{:x} failed: {}{}{}{}", target_, launch_count_,
-                      launch_addr_, regs::ErrorCodeName(s.error_code), where, detail.empty() ? "" : ": ", detail));
+      return Status(regs::StatusCodeOf(s.error_code),
+                    fmt::format("device '{}': run of {} instructions at 0x{:x} failed: {}{}{}{}", target_,
+                                launch_count_, launch_addr_, regs::ErrorCodeName(s.error_code), where,
+                                detail.empty() ? "" : ": ", detail))
+          .WithFault(Fault{static_cast<uint32_t>(s.error_code), s.error_insn});
     }
     if (st & regs::kStatusDone) return OkStatus();
     if (!(st & regs::kStatusBusy)) return FailedPreconditionError("device '{}': wait without a started run", target_);
@@ -237,29 +179,8 @@ Status Device::Run(uint64_t insn_phys, int64_t count, int64_t timeout_ms) {
 }
 
 DeviceCounters Device::ReadCounters() {
-  using regs::Counter;
   DeviceCounters c;
-  auto rd = [&](Counter k) { return static_cast<int64_t>(ReadReg64(regs::CounterOffset(k))); };
-  c.cycles = rd(Counter::kCycles);
-  c.insns = rd(Counter::kInsns);
-  c.macs = rd(Counter::kMacs);
-  c.gemm_iterations = rd(Counter::kGemmIterations);
-  c.alu_iterations = rd(Counter::kAluIterations);
-  c.dram_read_bytes = rd(Counter::kDramReadBytes);
-  c.dram_write_bytes = rd(Counter::kDramWriteBytes);
-  DeviceCounters::Module* mods[] = {&c.fetch, &c.load, &c.compute, &c.store};
-  for (int m = 0; m < 4; ++m) {
-    mods[m]->busy = rd(regs::ModuleCounter(m, 0));
-    mods[m]->wait_token = rd(regs::ModuleCounter(m, 1));
-    mods[m]->wait_queue = rd(regs::ModuleCounter(m, 2));
-    mods[m]->wait_memory = rd(regs::ModuleCounter(m, 3));
-  }
-  for (const OpcodeInfo& op : kOpcodes) c.insns_by_opcode[static_cast<size_t>(op.op)] = rd(regs::OpcodeCounter(op.op));
-  c.insn_fetch_bytes = rd(Counter::kInsnFetchBytes);
-  for (const MemInfo& m : kMemTypes) c.load_bytes_by_mem[static_cast<size_t>(m.mem)] = rd(regs::MemCounter(m.mem));
-  c.uop_loads = rd(Counter::kUopLoads);
-  c.dram_busy_cycles = rd(Counter::kDramBusyCycles);
-  c.port_bursts = rd(Counter::kPortBursts);
+  c.ForEachRegister([&](uint32_t i, int64_t& v) { v = static_cast<int64_t>(ReadReg64(regs::CounterOffset(i))); });
   return c;
 }
 

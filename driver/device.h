@@ -19,9 +19,10 @@
 
 #include "driver/allocator.h"
 #include "driver/backend_options.h"
-#include "driver/regs.h"
 #include "isa/base/status.h"
 #include "isa/config.h"
+#include "isa/counters.h"
+#include "isa/regs.h"
 
 namespace tessera {
 
@@ -59,25 +60,6 @@ DeviceMemoryLayout MemoryLayoutOf(const HwConfig& cfg);
 struct DeviceAllocation {
   uint64_t phys = 0;
   uint64_t bytes = 0;
-};
-
-struct DeviceCounters {
-  struct Module {
-    int64_t busy = 0, wait_token = 0, wait_queue = 0, wait_memory = 0;
-  };
-  int64_t cycles = 0;  // 0 on engines without timing (ref)
-  int64_t insns = 0, macs = 0, gemm_iterations = 0, alu_iterations = 0;
-  int64_t dram_read_bytes = 0, dram_write_bytes = 0;  // reads include instruction fetch
-  Module fetch, load, compute, store;
-  std::array<int64_t, regs::kNumOpcodeCounters> insns_by_opcode{};  // by opcode value
-  int64_t insn_fetch_bytes = 0;
-  std::array<int64_t, regs::kNumMemCounters> load_bytes_by_mem{};  // LOADs' DRAM reads by memory type value
-  int64_t uop_loads = 0;
-  int64_t dram_busy_cycles = 0;  // 0 without timing
-  int64_t port_bursts = 0;       // bursts accepted by the memory port; 0 without timing
-  // MACs / (peak MACs per cycle x cycles); 0 without timing.
-  double GemmUtilization(const HwConfig& cfg) const;
-  void Add(const DeviceCounters& o);
 };
 
 // STATUS register decoded.

@@ -38,13 +38,15 @@ std::vector<int8_t> RandomInt8(size_t n, std::mt19937_64& rng) {
 void PrintCounters(const HwConfig& cfg, const DeviceCounters& c) {
   std::printf("  device: %lld cycles, %lld MACs, GEMM utilization %.1f%%\n", static_cast<long long>(c.cycles),
               static_cast<long long>(c.macs), 100.0 * c.GemmUtilization(cfg));
-  const std::pair<const char*, const DeviceCounters::Module*> mods[] = {
-      {"fetch", &c.fetch}, {"load", &c.load}, {"compute", &c.compute}, {"store", &c.store}};
-  std::printf("  %-8s %12s %12s %12s %12s\n", "module", "busy", "wait_token", "wait_queue", "wait_memory");
-  for (const auto& [name, m] : mods)
-    std::printf("  %-8s %12lld %12lld %12lld %12lld\n", name, static_cast<long long>(m->busy),
-                static_cast<long long>(m->wait_token), static_cast<long long>(m->wait_queue),
-                static_cast<long long>(m->wait_memory));
+  std::printf("  %-8s", "unit");
+  for (std::string_view k : regs::kStallNames) std::printf(" %12.*s", static_cast<int>(k.size()), k.data());
+  std::printf("\n");
+  for (int u = 0; u < regs::kNumUnits; ++u) {
+    std::printf("  %-8s", regs::kUnitNames[u].data());
+    for (int k = 0; k < regs::kNumStalls; ++k)
+      std::printf(" %12lld", static_cast<long long>(c.unit(static_cast<regs::Unit>(u)).at(k)));
+    std::printf("\n");
+  }
 }
 
 // Packs and uploads fresh inputs, returns the expected output.

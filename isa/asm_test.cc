@@ -181,7 +181,7 @@ TEST(AssemblerErrors, FileLineColumnAndWhatWasExpected) {
   EXPECT_EQ(AsmError("LOAD mem=inp dram=0x1001\n"),
             "t.s:1:14: dram address 0x1001 is not a multiple of the inp element size (16 bytes)");
   EXPECT_EQ(AsmError("\n\n  LOAD mem=inp y_size=65536\n"),
-            "t.s:3:3: field 'y_size' = 65536 does not fit in unsigned 16 bits");
+            "t.s:3:3: field 'y_size' = 65536 does not fit in unsigned 14 bits");
   EXPECT_EQ(AsmError("STORE mem=out push_next\n"),
             "t.s:1:1: STORE runs on the store module, which has no next stage: pop_next/push_next are illegal");
   EXPECT_EQ(AsmError("FINISH @\n"), "t.s:1:8: unexpected character '@'");

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "isa/base/status.h"
 #include "isa/isa.h"
@@ -31,23 +32,11 @@ struct IsaLayout {
 };
 
 struct HwConfig {
-  // --- as written in the JSON file ---
-  std::string name;
-  std::string description;
-  int batch = 0, block_in = 0, block_out = 0;                          // gemm.*
-  int inp_bits = 0, wgt_bits = 0, acc_bits = 0;                        // datatypes.*
-  int64_t inp_bytes = 0, wgt_bytes = 0, acc_bytes = 0, uop_bytes = 0;  // scratchpads.*
-  uint64_t dram_size_bytes = 0;                                        // dram.size_bytes
-  int dram_latency_cycles = 0;                                         // dram.latency_cycles
-  int dram_bytes_per_cycle = 0;                                        // dram.bytes_per_cycle
-  int dram_max_outstanding = 0;                                        // dram.max_outstanding (bursts in flight)
-  int command_queue_depth = 0;                                         // queues.command_depth
-  int fetch_buffer = 0;                                                // queues.fetch_buffer (instructions)
-  int token_queue_depth = 0;                                           // queues.token_depth
-  int dma_setup_cycles = 0;                                            // timing.dma_setup_cycles
-  int gemm_pipeline_depth = 0;                                         // timing.gemm_pipeline_depth
-  int alu_pipeline_depth = 0;                                          // timing.alu_pipeline_depth
-  double clock_mhz = 0;                                                // clock_mhz
+  std::string name;         // "name"
+  std::string description;  // "description" (optional)
+  // --- the parameters, one member per row of isa/config.def ---
+#define TSR_PARAM(member, key, type, ...) type member = 0;
+#include "isa/config.def"
 
   // --- derived (filled by Validate) ---
   int out_bits = 0;        // the output (narrowed accumulator) width = inp_bits
@@ -59,8 +48,9 @@ struct HwConfig {
   int inp_idx_bits = 0, wgt_idx_bits = 0, acc_idx_bits = 0, uop_idx_bits = 0;
   int64_t macs_per_cycle = 0;  // BATCH x BLOCK_IN x BLOCK_OUT
   IsaLayout layout;
-  // Hash of everything that changes instruction encoding or semantics (not
-  // timing). Programs and compiled artifacts record it; devices check it.
+  // Hash of the ISA layout and tables and of every kBehaviour parameter
+  // (isa/fingerprint.h). Programs and compiled artifacts record it; devices
+  // report it and the driver refuses a mismatch.
   uint64_t isa_fingerprint = 0;
 
   // Bytes of one DRAM element / scratchpad entry of a memory type.
@@ -70,12 +60,55 @@ struct HwConfig {
   int FieldWidth(Width w) const;
 };
 
+// One row of isa/config.def: a parameter's key, range, unit, docs, whether it
+// enters the fingerprint, and access to its HwConfig member (values are
+// exact in a double: every range is below 2^53).
+enum class ParamKind : uint8_t { kInt, kPow2, kReal };
+enum class ParamEffect : uint8_t { kBehaviour, kTiming };
+struct ParamInfo {
+  std::string_view key;  // "gemm.block_in"
+  ParamKind kind;
+  double lo, hi;
+  int64_t multiple_of;
+  std::string_view unit;
+  ParamEffect effect;
+  std::string_view summary;
+  double (*get)(const HwConfig&);
+  void (*set)(HwConfig&, double);
+};
+inline constexpr ParamInfo kParams[] = {
+#define TSR_PARAM(member, key, type, kind, lo, hi, multiple, unit, effect, summary) \
+  {key,                                                                             \
+   ParamKind::kind,                                                                 \
+   static_cast<double>(lo),                                                         \
+   static_cast<double>(hi),                                                         \
+   multiple,                                                                        \
+   unit,                                                                            \
+   ParamEffect::effect,                                                             \
+   summary,                                                                         \
+   [](const HwConfig& c) { return static_cast<double>(c.member); },                 \
+   [](HwConfig& c, double v) { c.member = static_cast<type>(v); }},
+#include "isa/config.def"
+};
+const ParamInfo* FindParam(std::string_view key);
+// "16", "0.5": a parameter's value as written in JSON and docs.
+std::string ParamValueText(const ParamInfo& p, const HwConfig& cfg);
+
 // Parses and validates JSON text. `source` names the input in messages.
 StatusOr<HwConfig> ParseHwConfig(const std::string& json_text, const std::string& source);
 StatusOr<HwConfig> LoadHwConfig(const std::string& path);
 // Canonical JSON of the written fields (round-trips through ParseHwConfig).
 std::string HwConfigToJson(const HwConfig& cfg);
-// Human-readable dump: parameters, derived sizes, ISA field widths/positions.
+// Human-readable dump: parameters, derived sizes, ISA field widths/positions
+// and the spare bits of every format.
 std::string DescribeHwConfig(const HwConfig& cfg);
+// The field positions of every format for a config, from ISA tables (the
+// bundled ones: DefaultIsaTables()). An error names the format that does not fit.
+StatusOr<IsaLayout> ComputeIsaLayout(const HwConfig& cfg, const IsaTables& tables, const std::string& source);
+// Validates a config built in memory (e.g. a parsed one with changed
+// parameters) and fills its derived sizes, layout and fingerprint.
+Status ValidateHwConfig(HwConfig& cfg, const std::string& source);
+// docs/config.md: the parameter table with the values of `cfg`.
+std::string GenerateConfigDoc(const HwConfig& cfg);
 
 }  // namespace tessera

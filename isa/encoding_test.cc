@@ -70,7 +70,7 @@ TEST(EncodingErrors, FieldDoesNotFit) {
   in.y_size = 70000;
   auto w = Encode(cfg, in);
   ASSERT_FALSE(w.ok());
-  EXPECT_EQ(w.status().message(), "field 'y_size' = 70000 does not fit in unsigned 16 bits");
+  EXPECT_EQ(w.status().message(), "field 'y_size' = 70000 does not fit in unsigned 14 bits");
   in.y_size = 1;
   in.pad_value = -129;
   EXPECT_EQ(Encode(cfg, in).status().message(), "field 'pad' = -129 does not fit in signed 8 bits");

@@ -25,6 +25,15 @@ auto FindIn(const Table& table, Pred pred) -> decltype(&table[0]) {
 
 }  // namespace
 
+const IsaTables& DefaultIsaTables() {
+  static const IsaTables* t = new IsaTables{{std::begin(kFields), std::end(kFields)},
+                                            {std::begin(kUopFields), std::end(kUopFields)},
+                                            {std::begin(kOpcodes), std::end(kOpcodes)},
+                                            {std::begin(kMemTypes), std::end(kMemTypes)},
+                                            {std::begin(kAluOps), std::end(kAluOps)}};
+  return *t;
+}
+
 const OpcodeInfo* FindOpcode(int64_t value) {
   return FindIn(kOpcodes, [&](const OpcodeInfo& r) { return static_cast<int64_t>(r.op) == value; });
 }
@@ -98,6 +107,28 @@ Module ModuleOf(const Instruction& insn) {
     case Opcode::kFinish: return Module::kCompute;
   }
   TSR_UNREACHABLE("opcode {} not validated", insn.opcode);
+}
+
+std::optional<TokenQueue> TokenQueueBetween(Module from, Module to) {
+  for (const TokenQueueInfo& q : kTokenQueues)
+    if (q.from == from && q.to == to) return q.queue;
+  return std::nullopt;
+}
+
+const TokenQueueInfo& TokenQueueOf(TokenQueue q) {
+  const auto i = static_cast<size_t>(q);
+  TSR_CHECK(i < std::size(kTokenQueues), "bad token queue {}", i);
+  return kTokenQueues[i];
+}
+
+FieldId PushFlagOf(TokenQueue q) {
+  const TokenQueueInfo& t = TokenQueueOf(q);
+  return t.to > t.from ? FieldId::push_next : FieldId::push_prev;
+}
+
+FieldId PopFlagOf(TokenQueue q) {
+  const TokenQueueInfo& t = TokenQueueOf(q);
+  return t.from < t.to ? FieldId::pop_prev : FieldId::pop_next;
 }
 
 uint64_t Word128::Get(int lsb, int width) const {

@@ -6,8 +6,10 @@
 
 #include <array>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace tessera {
 
@@ -46,19 +48,25 @@ enum class UopFieldId : uint8_t {
 };
 inline constexpr int kNumUopFields = static_cast<int>(UopFieldId::kCount);
 
-// How a field's width is obtained: fixed, or derived from the config.
+// How a field's width is obtained: fixed, or a rule over the config
+// (isa/isa.def lists the rules), optionally capped.
 enum class WidthRule : uint8_t {
-  kFixed,
-  kSramIdx,  // log2 of the largest scratchpad's entry count
-  kUopIdx,   // log2(uop entries)
-  kUopEnd,   // log2(uop entries) + 1
-  kAccIdx,   // log2(acc entries)
-  kSrcIdx,   // max(log2(inp entries), log2(acc entries))
-  kWgtIdx,   // log2(wgt entries)
+#define TSR_WIDTH_RULE(name, ...) k##name,
+#include "isa/isa.def"
+};
+struct WidthRuleInfo {
+  WidthRule rule;
+  std::string_view formula;      // docs: how the width is computed
+  std::string_view config_keys;  // the config keys it depends on
+};
+inline constexpr WidthRuleInfo kWidthRules[] = {
+#define TSR_WIDTH_RULE(name, formula, keys) {WidthRule::k##name, formula, keys},
+#include "isa/isa.def"
 };
 struct Width {
   WidthRule rule;
-  int fixed;
+  int fixed = 0;  // the width of a kFixed field
+  int cap = 0;    // > 0: at most this many bits
 };
 
 enum class FieldKind : uint8_t { kUnsigned, kSigned, kFlag, kEnum, kDramAddr };
@@ -102,18 +110,36 @@ struct AluOpInfo {
 };
 
 namespace isa_detail {
-inline constexpr Width W(int n) { return Width{WidthRule::kFixed, n}; }
-inline constexpr Width SramIdx{WidthRule::kSramIdx, 0}, UopIdx{WidthRule::kUopIdx, 0}, UopEnd{WidthRule::kUopEnd, 0},
-    AccIdx{WidthRule::kAccIdx, 0}, SrcIdx{WidthRule::kSrcIdx, 0}, WgtIdx{WidthRule::kWgtIdx, 0};
+inline constexpr Width W(int n) { return Width{WidthRule::kFixed, n, 0}; }
+inline constexpr Width Cap(Width w, int cap) { return Width{w.rule, w.fixed, cap}; }
+template <typename F>
+constexpr Width WidthOf(F f) {
+  return f();
+}
+#define TSR_WIDTH_RULE(name, ...) inline constexpr Width name{WidthRule::k##name, 0, 0};
+#include "isa/isa.def"
 }  // namespace isa_detail
 
 inline constexpr std::array<FieldInfo, kNumFields> kFields = {{
 #define TSR_FIELD(id, name, width, fmts, kind, summary) \
-  {FieldId::id, name, isa_detail::width, fmts, FieldKind::kind, summary},
+  {FieldId::id,                                         \
+   name,                                                \
+   isa_detail::WidthOf([] {                             \
+     using namespace isa_detail;                        \
+     return width;                                      \
+   }),                                                  \
+   fmts,                                                \
+   FieldKind::kind,                                     \
+   summary},
 #include "isa/isa.def"
 }};
 inline constexpr std::array<UopFieldInfo, kNumUopFields> kUopFields = {{
-#define TSR_UOP_FIELD(id, name, width, summary) {UopFieldId::id, name, isa_detail::width, summary},
+#define TSR_UOP_FIELD(id, name, width, summary)   \
+  {UopFieldId::id, name, isa_detail::WidthOf([] { \
+     using namespace isa_detail;                  \
+     return width;                                \
+   }),                                            \
+   summary},
 #include "isa/isa.def"
 }};
 inline constexpr OpcodeInfo kOpcodes[] = {
@@ -128,6 +154,17 @@ inline constexpr AluOpInfo kAluOps[] = {
 #define TSR_ALU_OP(id, value, name, operand, sem) {AluOp::id, name, AluOperand::operand, sem},
 #include "isa/isa.def"
 };
+
+// The ISA tables as values: what the layout and the fingerprint are computed
+// from (a test changes a row and checks the fingerprint changes).
+struct IsaTables {
+  std::vector<FieldInfo> fields;
+  std::vector<UopFieldInfo> uop_fields;
+  std::vector<OpcodeInfo> opcodes;
+  std::vector<MemInfo> mem_types;
+  std::vector<AluOpInfo> alu_ops;
+};
+const IsaTables& DefaultIsaTables();  // isa/isa.def
 
 // Lookups; nullptr / nullopt when the value or name is not in the table.
 const OpcodeInfo* FindOpcode(int64_t value);
@@ -167,6 +204,30 @@ struct Uop {
 // Which format an opcode uses, and which module executes an instruction.
 Format FormatOf(Opcode op);
 Module ModuleOf(const Instruction& insn);
+
+// The dependency-token queues (isa/isa.def): one producer, one consumer each.
+enum class TokenQueue : uint8_t {
+#define TSR_TOKEN_QUEUE(id, ...) id,
+#include "isa/isa.def"
+};
+struct TokenQueueInfo {
+  TokenQueue queue;
+  Module from, to;
+  std::string_view name;  // "load->compute"
+};
+inline constexpr TokenQueueInfo kTokenQueues[] = {
+#define TSR_TOKEN_QUEUE(id, from, to, name) {TokenQueue::id, Module::from, Module::to, name},
+#include "isa/isa.def"
+};
+inline constexpr int kNumTokenQueues = static_cast<int>(std::size(kTokenQueues));
+// The queue from one module to another; nullopt when the two are not neighbours.
+std::optional<TokenQueue> TokenQueueBetween(Module from, Module to);
+const TokenQueueInfo& TokenQueueOf(TokenQueue q);
+// The dependency flags: the producer pushes towards the consumer (push_next
+// when the consumer comes after it in load, compute, store order, else
+// push_prev) and the consumer pops from the producer.
+FieldId PushFlagOf(TokenQueue q);
+FieldId PopFlagOf(TokenQueue q);
 
 // 128-bit instruction word; serialized little-endian (lo first).
 struct Word128 {

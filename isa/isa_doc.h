@@ -1,5 +1,5 @@
-// Generators driven by the ISA table: docs/isa.md and the Verilog header with
-// every field position and width for one config.
+// Generators driven by the ISA and register tables: docs/isa.md and
+// docs/registers.md (the Verilog header is hw/verilog_header.h).
 #pragma once
 
 #include <string>
@@ -9,6 +9,6 @@ namespace tessera {
 struct HwConfig;
 
 std::string GenerateIsaDoc(const HwConfig& cfg);
-std::string GenerateVerilogHeader(const HwConfig& cfg);
+std::string GenerateRegsDoc(const HwConfig& cfg);
 
 }  // namespace tessera

@@ -48,9 +48,12 @@ TEST_F(KernelTest, UopBufferOverflow) {
 TEST_F(KernelTest, LoopAndUopErrors) {
   EXPECT_EQ(KernelBuilder(cfg, KernelKind::kAlu, "e").Build().status().message(), "ALU kernel 'e' has no uops");
   EXPECT_EQ(KernelBuilder(cfg, KernelKind::kGemm, "x").Outer(0, 0, 0).Uop(0, 0, 0).Build().status().message(),
-            "GEMM kernel 'x': outer loop extent 0 is outside [1, 16383]");
-  EXPECT_EQ(KernelBuilder(cfg, KernelKind::kGemm, "x").Inner(2, 4096, 0).Uop(0, 0, 0).Build().status().message(),
-            "GEMM kernel 'x': inner loop dst factor 4096 does not fit in 11 bits");
+            "GEMM kernel 'x': outer loop extent 0 is outside [1, 2047]");
+  EXPECT_EQ(KernelBuilder(cfg, KernelKind::kGemm, "x").Outer(2, 4096, 0).Uop(0, 0, 0).Build().status().message(),
+            "GEMM kernel 'x': outer loop dst factor 4096 does not fit in 11 bits");
+  // Inner-loop steps are capped at 8 bits (docs/isa.md, "Encoding headroom").
+  EXPECT_EQ(KernelBuilder(cfg, KernelKind::kGemm, "x").Inner(2, 256, 0).Uop(0, 0, 0).Build().status().message(),
+            "GEMM kernel 'x': inner loop dst factor 256 does not fit in 8 bits");
   EXPECT_EQ(KernelBuilder(cfg, KernelKind::kAlu, "a").Outer(2, 1, 1, 1).Uop(0, 0).Build().status().message(),
             "ALU kernel 'a': outer loop has a wgt factor (1) but ALU kernels have none");
   EXPECT_EQ(KernelBuilder(cfg, KernelKind::kAlu, "a").Uop(0, 0, 3).Build().status().message(),

@@ -126,7 +126,7 @@ TEST(Runtime, RaceDetectorCatchesAMissingToken) {
 Status RecordLongStream(Stream* s) {
   TSR_ASSIGN_OR_RETURN(
       Kernel k,
-      KernelBuilder(s->config(), KernelKind::kGemm, "long").Outer(4096, 0, 0).Inner(16, 0, 0).Uop(0, 0, 0).Build());
+      KernelBuilder(s->config(), KernelKind::kGemm, "long").Outer(2047, 0, 0).Inner(32, 0, 0).Uop(0, 0, 0).Build());
   for (int i = 0; i < 50; ++i) TSR_RETURN_IF_ERROR(s->Gemm(k));
   return OkStatus();
 }

@@ -189,11 +189,11 @@ TEST_F(StreamTest, ScratchpadRangeAndMemoryTypes) {
   EXPECT_EQ(s.Load(MemType::kAcc8, 0, a, 0, big).code(),
             StatusCode::kOutOfRange);  // 70000 entries > 2048
   Dma2D wide = Row(1);
-  wide.x_pad1 = 16;  // padding fields hold 4 bits
+  wide.x_pad1 = 16;  // padding fields hold 3 bits
   EXPECT_EQ(s.Load(MemType::kInp, 0, a, 0, wide).message(),
             "stream 't', instruction 0 (LOAD mem=inp sram=0 dram=0x0 y_size=1 x_size=1 x_stride=1 "
             "x_pad1=16): field "
-            "'x_pad1' = 16 does not fit in unsigned 4 bits");
+            "'x_pad1' = 16 does not fit in unsigned 3 bits");
   EXPECT_EQ(s.Load(MemType::kInp, 0, Slot{7}, 0, Row(1)).message(),
             "stream 't': slot index 7 was not declared on this stream");
   Buffer none;

@@ -39,10 +39,11 @@ Scratchpads::Scratchpads(const HwConfig& c)
 Status CheckFinishPlacement(const HwConfig& cfg, const Instruction& in, int64_t index, int64_t count) {
   const bool last = index == count - 1;
   if (in.op() == Opcode::kFinish && !last)
-    return InvalidArgumentError("instruction {}: FINISH before the end of the stream ({} instructions)", index, count);
+    return regs::FaultError(regs::ErrorCode::kIllegalInstruction, index,
+                            "instruction {}: FINISH before the end of the stream ({} instructions)", index, count);
   if (last && in.op() != Opcode::kFinish)
-    return InvalidArgumentError("instruction {} ({}): the stream must end with FINISH", index,
-                                FormatInstruction(cfg, in));
+    return regs::FaultError(regs::ErrorCode::kIllegalInstruction, index,
+                            "instruction {} ({}): the stream must end with FINISH", index, FormatInstruction(cfg, in));
   return OkStatus();
 }
 
@@ -50,7 +51,8 @@ Core::Core(const HwConfig& cfg, Dram* dram) : cfg_(cfg), dram_(dram), dram_bytes
 Core::Core(const HwConfig& cfg, uint64_t dram_bytes) : cfg_(cfg), dram_(nullptr), dram_bytes_(dram_bytes), sp_(cfg) {}
 
 Status Core::Error(int64_t index, const Instruction& in, const std::string& msg) const {
-  return OutOfRangeError("instruction {} ({}): {}", index, FormatInstruction(cfg_, in), msg);
+  return regs::FaultError(regs::ErrorCode::kMemoryFault, index, "instruction {} ({}): {}", index,
+                          FormatInstruction(cfg_, in), msg);
 }
 
 int64_t Core::SramRows(const Instruction& in) const {
@@ -176,8 +178,6 @@ Status Core::BeginLoad(const Instruction& in, int64_t index) {
     if (in.x_pad0) FillPad(m, base, in.x_pad0, in.pad_value);
     if (in.x_pad1) FillPad(m, base + in.x_pad0 + in.x_size, in.x_pad1, in.pad_value);
   }
-  stats_.dram_read_bytes[in.mem] += in.y_size * in.x_size * cfg_.ElementBytes(m);
-  if (m == MemType::kUop) stats_.uop_loads += in.y_size * in.x_size;
   return OkStatus();
 }
 
@@ -200,12 +200,7 @@ Status Core::Load(const Instruction& in, int64_t index) {
   return OkStatus();
 }
 
-Status Core::BeginStore(const Instruction& in, int64_t index) {
-  TSR_RETURN_IF_ERROR(CheckMem(in, index));
-  stats_.dram_write_bytes +=
-      (in.y_pad0 + in.y_size + in.y_pad1) * (in.x_pad0 + in.x_size + in.x_pad1) * cfg_.out_tile_bytes;
-  return OkStatus();
-}
+Status Core::BeginStore(const Instruction& in, int64_t index) { return CheckMem(in, index); }
 
 void Core::StoreRow(const Instruction& in, int64_t r, uint8_t* bytes) const {
   const int eb_lane = cfg_.out_bits / 8;
@@ -250,25 +245,14 @@ Status Core::Gemm(const Instruction& in, int64_t index) {
   const int16_t* wgt = sp_.wgt.data();
   const int lanes = sp_.acc_stride;
   const bool wrap16 = cfg_.acc_bits < 32;
-  int64_t iters = 0;
-  Status s;
-  if (in.reset) {
-    s = ForEachIteration(in, index, [&](const LoopIndex& ix) {
-      std::fill_n(acc + ix.dst * lanes, lanes, 0);
-      ++iters;
-    });
-  } else {
-    s = ForEachIteration(in, index, [&](const LoopIndex& ix) {
-      int32_t* a = acc + ix.dst * lanes;
-      GemmStep(inp + ix.src * sp_.inp_stride, wgt + ix.wgt * sp_.wgt_stride, a, B, sp_.k_even, O);
-      if (wrap16)
-        for (int i = 0; i < lanes; ++i) a[i] = static_cast<int32_t>(alu::Wrap(a[i], cfg_.acc_bits));
-      ++iters;
-    });
-    stats_.macs += iters * cfg_.macs_per_cycle;
-  }
-  stats_.gemm_iterations += iters;
-  return s;
+  if (in.reset)
+    return ForEachIteration(in, index, [&](const LoopIndex& ix) { std::fill_n(acc + ix.dst * lanes, lanes, 0); });
+  return ForEachIteration(in, index, [&](const LoopIndex& ix) {
+    int32_t* a = acc + ix.dst * lanes;
+    GemmStep(inp + ix.src * sp_.inp_stride, wgt + ix.wgt * sp_.wgt_stride, a, B, sp_.k_even, O);
+    if (wrap16)
+      for (int i = 0; i < lanes; ++i) a[i] = static_cast<int32_t>(alu::Wrap(a[i], cfg_.acc_bits));
+  });
 }
 
 namespace {
@@ -276,13 +260,12 @@ namespace {
 // One ALU instruction's loop nest with the operation fixed at compile time, so
 // alu::Apply's dispatch folds away and the lane loop vectorizes.
 template <AluOp kOp>
-Status AluLoop(const Core& core, Scratchpads& sp, const Instruction& in, int64_t index, int bits, int64_t* iters) {
+Status AluLoop(const Core& core, Scratchpads& sp, const Instruction& in, int64_t index, int bits) {
   int32_t* acc = sp.acc.data();
   const int lanes = sp.acc_stride;
   const int64_t imm = in.imm;
   return core.ForEachIteration(in, index, [&](const LoopIndex& ix) {
     int32_t* d = acc + ix.dst * lanes;
-    ++*iters;
     if (in.reset) {
       std::fill_n(d, lanes, 0);
       return;
@@ -299,29 +282,49 @@ Status AluLoop(const Core& core, Scratchpads& sp, const Instruction& in, int64_t
 }  // namespace
 
 Status Core::Alu(const Instruction& in, int64_t index) {
-  int64_t iters = 0;
-  Status s;
   switch (in.alu()) {
-#define TSR_ALU_OP(id, ...)                                               \
-  case AluOp::id:                                                         \
-    s = AluLoop<AluOp::id>(*this, sp_, in, index, cfg_.acc_bits, &iters); \
-    break;
+// clang-format off
+#define TSR_ALU_OP(id, ...) \
+  case AluOp::id: return AluLoop<AluOp::id>(*this, sp_, in, index, cfg_.acc_bits);
 #include "isa/isa.def"
+    // clang-format on
   }
-  stats_.alu_iterations += iters;
-  return s;
+  TSR_UNREACHABLE("ALU op {} not validated", in.alu_op);
 }
 
 Status Core::Execute(const Instruction& in, int64_t index) {
-  stats_.insns[in.opcode] += 1;
+  Status s;
   switch (in.op()) {
-    case Opcode::kLoad: return Load(in, index);
-    case Opcode::kStore: return Store(in, index);
-    case Opcode::kGemm: return Gemm(in, index);
-    case Opcode::kAlu: return Alu(in, index);
-    case Opcode::kFinish: return OkStatus();
+    case Opcode::kLoad: s = Load(in, index); break;
+    case Opcode::kStore: s = Store(in, index); break;
+    case Opcode::kGemm: s = Gemm(in, index); break;
+    case Opcode::kAlu: s = Alu(in, index); break;
+    case Opcode::kFinish: break;
   }
-  TSR_UNREACHABLE("opcode {} not validated", in.opcode);
+  if (s.ok()) Count(in);
+  return s;
+}
+
+void Core::Count(const Instruction& in) { CountInstruction(cfg_, in, &stats_); }
+
+void CountInstruction(const HwConfig& cfg, const Instruction& in, DeviceCounters* c) {
+  c->insns_by_opcode[static_cast<size_t>(in.opcode)] += 1;
+  const int64_t rows = in.y_pad0 + in.y_size + in.y_pad1, cols = in.x_pad0 + in.x_size + in.x_pad1;
+  switch (in.op()) {
+    case Opcode::kLoad:
+      c->load_bytes_by_mem[static_cast<size_t>(in.mem)] += in.y_size * in.x_size * cfg.ElementBytes(in.mem_type());
+      if (in.mem_type() == MemType::kUop) c->uop_loads += in.y_size * in.x_size;
+      break;
+    case Opcode::kStore: c->dram_write_bytes += rows * cols * cfg.out_tile_bytes; break;
+    case Opcode::kGemm: {
+      const int64_t iters = in.iter_out * in.iter_in * (in.uop_end - in.uop_bgn);
+      c->gemm_iterations += iters;
+      if (!in.reset) c->macs += iters * cfg.macs_per_cycle;
+      break;
+    }
+    case Opcode::kAlu: c->alu_iterations += in.iter_out * in.iter_in * (in.uop_end - in.uop_bgn); break;
+    case Opcode::kFinish: break;
+  }
 }
 
 int64_t Core::AccLane(int64_t entry, int b, int o) const {

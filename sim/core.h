@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "isa/base/status.h"
+#include "isa/counters.h"
 #include "isa/isa.h"
-#include "sim/stats.h"
 
 namespace tessera {
 
@@ -35,6 +35,11 @@ struct Scratchpads {
 // `count`-instruction stream is its only FINISH.
 Status CheckFinishPlacement(const HwConfig& cfg, const Instruction& in, int64_t index, int64_t count);
 
+// Adds one instruction's functional counts (docs/device-protocol.md,
+// counters): they follow from its fields alone, so every engine, with or
+// without data, counts the same.
+void CountInstruction(const HwConfig& cfg, const Instruction& in, DeviceCounters* counters);
+
 // Index triple of one GEMM/ALU loop iteration (after adding loop factors).
 struct LoopIndex {
   int64_t dst, src, wgt;
@@ -49,14 +54,17 @@ class Core {
   Core(const HwConfig& cfg, uint64_t dram_bytes);
 
   // Executes the data semantics of `in` (LOAD, STORE, GEMM, ALU; FINISH is a
-  // no-op), counting into stats(). `index` is the instruction's position in
-  // its stream, used in messages.
+  // no-op) and, when it succeeds, counts it into stats(). `index` is the
+  // instruction's position in its stream, used in messages.
   Status Execute(const Instruction& in, int64_t index);
+  // Counts an instruction without executing it (timing-only runs; engines
+  // that apply LOAD/STORE in the steps below count when the instruction ends).
+  void Count(const Instruction& in);
 
   // LOAD/STORE in steps, for engines whose DRAM bytes arrive or leave as
-  // transactions. BeginLoad checks the ranges, writes every padding entry
-  // and counts; LoadRow unpacks data row r (0 .. y_size-1) from its
-  // x_size * E DRAM bytes. BeginStore checks and counts; StoreRow produces
+  // transactions. BeginLoad checks the ranges and writes every padding
+  // entry; LoadRow unpacks data row r (0 .. y_size-1) from its
+  // x_size * E DRAM bytes. BeginStore checks; StoreRow produces
   // DRAM row r (0 .. rows-1, padding included: cols * E bytes).
   // Execute(LOAD) = BeginLoad + LoadRow of each row read from the DRAM.
   Status BeginLoad(const Instruction& in, int64_t index);
@@ -86,8 +94,8 @@ class Core {
 
   const Scratchpads& sp() const { return sp_; }
   Scratchpads& sp() { return sp_; }
-  const ExecStats& stats() const { return stats_; }
-  ExecStats& stats() { return stats_; }
+  const DeviceCounters& stats() const { return stats_; }
+  DeviceCounters& stats() { return stats_; }
   const HwConfig& cfg() const { return cfg_; }
 
   // Test/debug accessors in architectural (DRAM) layout.
@@ -109,7 +117,7 @@ class Core {
   Dram* dram_;
   uint64_t dram_bytes_;
   Scratchpads sp_;
-  ExecStats stats_;
+  DeviceCounters stats_;
   std::vector<uint8_t> row_buf_;
   bool has_deadline_ = false;
   std::chrono::steady_clock::time_point deadline_;

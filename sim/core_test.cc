@@ -51,7 +51,7 @@ TEST_F(CoreTest, LoadInputWithStrideAndPadding) {
       for (int k = 0; k < 16; ++k)
         ASSERT_EQ(core_.InpLane(entry, 0, k), pad ? -5 : tile * 16 + k - 64) << "entry " << entry << " lane " << k;
     }
-  EXPECT_EQ(core_.stats().dram_read_bytes[static_cast<int>(MemType::kInp)], 4 * 16);
+  EXPECT_EQ(core_.stats().load_bytes_by_mem[static_cast<int>(MemType::kInp)], 4 * 16);
 }
 
 TEST_F(CoreTest, LoadWeightsIsRowMajorOutByIn) {
@@ -190,11 +190,12 @@ TEST_F(CoreTest, SteppedLoadAndStoreMatchExecute) {
       ASSERT_TRUE(dram_.Read((in.dram + r * in.x_stride) * eb, row.data(), row.size()).ok());
       stepped.LoadRow(in, r, row.data());
     }
+    stepped.Count(in);
   }
   EXPECT_EQ(stepped.sp().inp, core_.sp().inp);
   EXPECT_EQ(stepped.sp().wgt, core_.sp().wgt);
   EXPECT_EQ(stepped.sp().acc, core_.sp().acc);
-  EXPECT_EQ(stepped.stats().total_dram_read_bytes(), core_.stats().total_dram_read_bytes());
+  EXPECT_EQ(stepped.stats().dram_read_bytes(), core_.stats().dram_read_bytes());
   const Instruction st = Insn("STORE mem=out sram=9 dram=0x8000 y_size=2 x_size=2 x_stride=6 y_pad0=1 x_pad1=2 pad=3");
   ASSERT_TRUE(core_.Execute(st, 0).ok());
   ASSERT_TRUE(stepped.BeginStore(st, 0).ok());
@@ -204,6 +205,7 @@ TEST_F(CoreTest, SteppedLoadAndStoreMatchExecute) {
     ASSERT_TRUE(dram_.Read((st.dram + r * 6) * 16, theirs.data(), theirs.size()).ok());
     EXPECT_EQ(mine, theirs) << "row " << r;
   }
+  stepped.Count(st);
   EXPECT_EQ(stepped.stats().dram_write_bytes, core_.stats().dram_write_bytes);
   // Bounds are checked against the DRAM size the core was given.
   Core small(cfg_, 0x1000);

@@ -5,6 +5,7 @@
 
 #include "isa/config.h"
 #include "isa/encoding.h"
+#include "isa/regs.h"
 #include "sim/dram.h"
 #include "sim/timing.h"
 #include "sim/timing_engine.h"
@@ -22,7 +23,10 @@ class DramSource final : public InstructionSource {
     const uint64_t a = addr_ + static_cast<uint64_t>(index) * kInsnBytes;
     dram_->ReadUnchecked(a, word, kInsnBytes);
     auto in = tessera::Decode(cfg_, LoadWord(word));
-    if (!in.ok()) return in.status().WithContext(fmt::format("instruction {} at DRAM 0x{:x}", index, a));
+    if (!in.ok())
+      return in.status()
+          .WithContext(fmt::format("instruction {} at DRAM 0x{:x}", index, a))
+          .WithFault(regs::MakeFault(regs::ErrorCode::kIllegalInstruction, index));
     TSR_RETURN_IF_ERROR(CheckFinishPlacement(cfg_, *in, index, count_));
     *out = *in;
     return OkStatus();
@@ -32,6 +36,8 @@ class DramSource final : public InstructionSource {
     // Data effects at the start; uop loads always (ALU timing reads the uops).
     if (compute_data_ || (in.op() == Opcode::kLoad && in.mem_type() == MemType::kUop))
       TSR_RETURN_IF_ERROR(core_.Execute(in, index));
+    else
+      core_.Count(in);
     if (in.op() != Opcode::kAlu) return int64_t{0};
     int64_t cycles = 0, prev_src = timing::kNoSource;
     const bool reads_src = timing::AluReadsSource(in);
@@ -42,7 +48,7 @@ class DramSource final : public InstructionSource {
     return cycles;
   }
 
-  void Finished(CycleStats* stats) override { stats->exec.Add(core_.stats()); }
+  void Finished(CycleStats* stats) override { stats->counters.Add(core_.stats()); }
 
  private:
   const HwConfig& cfg_;
@@ -60,10 +66,11 @@ CycleSim::~CycleSim() = default;
 
 Status CycleSim::Run(uint64_t insn_addr, int64_t count, const CycleOptions& opts) {
   stats_ = CycleStats();
-  core_.stats() = ExecStats();
+  core_.stats() = DeviceCounters();
   if (count > 0 && !dram_->InBounds(insn_addr, static_cast<uint64_t>(count) * kInsnBytes))
-    return OutOfRangeError("instruction stream [0x{:x}, +{} instructions) is outside DRAM ({} bytes)", insn_addr, count,
-                           dram_->size());
+    return regs::FaultError(regs::ErrorCode::kBadLaunch, -1,
+                            "instruction stream [0x{:x}, +{} instructions) is outside DRAM ({} bytes)", insn_addr,
+                            count, dram_->size());
   DramSource src(cfg_, dram_, core_, opts.compute_data, insn_addr, count);
   EngineOptions eo;
   eo.record_instructions = opts.record_instructions;

@@ -2,6 +2,7 @@
 
 #include "isa/asm.h"
 #include "isa/config.h"
+#include "isa/regs.h"
 #include "sim/core.h"
 
 namespace tessera {
@@ -28,7 +29,8 @@ Status RaceChecker::Access(Tracker& t, int64_t e, bool write, Module m, int64_t 
   const int64_t other_seq = write ? t.read_seq[e] : t.write_seq[e];
   if (other_seq > vc_[mi][static_cast<int>(other)]) {
     const int64_t other_index = seq_to_index_[static_cast<int>(other)][other_seq - 1];
-    return AbortedError(
+    return regs::FaultError(
+        regs::ErrorCode::kTokenError, index,
         "race on {} entry {}: instruction {} ({}) on the {} module {} it, but the {} by instruction {} ({}) on the {} "
         "module is not ordered before it by a dependency token",
         t.name, e, index, FormatInstruction(cfg_, (*stream_)[index]), ModuleName(m), write ? "writes" : "reads",

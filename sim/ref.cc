@@ -6,6 +6,7 @@
 #include "isa/asm.h"
 #include "isa/config.h"
 #include "isa/encoding.h"
+#include "isa/regs.h"
 #include "sim/dram.h"
 #include "sim/race.h"
 #include "sim/tokens.h"
@@ -35,9 +36,14 @@ struct Scheduler {
     uint8_t word[kInsnBytes];
     const uint64_t addr = insn_addr + static_cast<uint64_t>(fetched) * kInsnBytes;
     Status rd = dram->Read(addr, word, kInsnBytes);
-    if (!rd.ok()) return rd.WithContext(fmt::format("fetching instruction {}", fetched));
+    if (!rd.ok())
+      return rd.WithContext(fmt::format("fetching instruction {}", fetched))
+          .WithFault(regs::MakeFault(regs::ErrorCode::kBadLaunch));
     auto in = Decode(cfg, LoadWord(word));
-    if (!in.ok()) return in.status().WithContext(fmt::format("instruction {} at DRAM 0x{:x}", fetched, addr));
+    if (!in.ok())
+      return in.status()
+          .WithContext(fmt::format("instruction {} at DRAM 0x{:x}", fetched, addr))
+          .WithFault(regs::MakeFault(regs::ErrorCode::kIllegalInstruction, fetched));
     TSR_RETURN_IF_ERROR(CheckFinishPlacement(cfg, *in, fetched, count));
     auto& q = queue[static_cast<int>(ModuleOf(*in))];
     if (static_cast<int64_t>(q.size()) >= cfg.command_queue_depth) return false;
@@ -102,32 +108,35 @@ struct Scheduler {
     msg += fmt::format("\n  fetch:   {} of {} instructions fetched", fetched, count);
     if (fetched < count) msg += " (blocked: the next instruction's command queue is full)";
     msg += "\n  tokens:  " + TokenCounts();
-    return AbortedError("{}", msg);
+    return regs::FaultError(regs::ErrorCode::kDeadlock, -1, "{}", msg);
   }
 
   Status AfterFinish() const {
     for (int m = 0; m < kNumModules; ++m)
       if (!queue[m].empty())
-        return AbortedError(
+        return regs::FaultError(
+            regs::ErrorCode::kTokenError, count - 1,
             "FINISH (instruction {}) retired while the {} module still had {} instruction(s) queued, "
             "next {}: a dependency token is missing before FINISH",
             count - 1, ModuleName(static_cast<Module>(m)), queue[m].size(), Describe(queue[m].front()));
     for (int q = 0; q < kNumTokenQueues; ++q)
       if (!tokens[q].empty())
-        return AbortedError("unbalanced dependency tokens at FINISH: {} token(s) left unconsumed ({})",
-                            tokens[q].size(), TokenCounts());
+        return regs::FaultError(regs::ErrorCode::kTokenError, count - 1,
+                                "unbalanced dependency tokens at FINISH: {} token(s) left unconsumed ({})",
+                                tokens[q].size(), TokenCounts());
     return OkStatus();
   }
 
   Status CheckDeadline(std::chrono::steady_clock::time_point deadline, int64_t executed) const {
     if (opts.timeout_ms > 0 && std::chrono::steady_clock::now() > deadline)
-      return DeadlineExceededError("timeout: the run exceeded {} ms after {} of {} instructions ({} fetched)",
-                                   opts.timeout_ms, executed, count, fetched);
+      return regs::FaultError(regs::ErrorCode::kWatchdog, -1,
+                              "timeout: the run exceeded {} ms after {} of {} instructions ({} fetched)",
+                              opts.timeout_ms, executed, count, fetched);
     return OkStatus();
   }
 
   Status Run() {
-    if (count <= 0) return InvalidArgumentError("empty instruction stream");
+    if (count <= 0) return regs::FaultError(regs::ErrorCode::kBadLaunch, -1, "empty instruction stream");
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(opts.timeout_ms);
     int64_t executed = 0;
     if (opts.check_races) races = std::make_unique<RaceChecker>(cfg, &stream);

@@ -38,7 +38,7 @@ class RefSim {
   // across runs (like the hardware); stats accumulate.
   Status Run(uint64_t insn_addr, int64_t count, const RefOptions& opts = {});
 
-  const ExecStats& stats() const { return core_.stats(); }
+  const DeviceCounters& stats() const { return core_.stats(); }
   Core& core() { return core_; }
 
  private:

@@ -14,7 +14,7 @@ namespace {
 
 struct Outcome {
   Status run, expect;
-  ExecStats stats;
+  DeviceCounters stats;
 };
 
 Outcome RunText(const std::string& text, const char* config = "configs/default.json") {
@@ -44,7 +44,7 @@ TEST(Ref, ExampleGemmMatchesItsExpectations) {
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_TRUE(CheckExpectations(*prog, dram).ok());
   EXPECT_EQ(ref.stats().macs, 4 * 256);
-  EXPECT_EQ(ref.stats().insns[static_cast<int>(Opcode::kGemm)], 2);
+  EXPECT_EQ(ref.stats().insns_by_opcode[static_cast<int>(Opcode::kGemm)], 2);
   EXPECT_EQ(ref.stats().insn_fetch_bytes, 9 * 16);
 }
 

@@ -11,6 +11,7 @@
 
 #include "isa/asm.h"
 #include "isa/config.h"
+#include "isa/regs.h"
 #include "sim/mem_port.h"
 #include "sim/timing.h"
 #include "sim/tokens.h"
@@ -75,7 +76,7 @@ class Engine {
   }
 
   Status Run() {
-    if (count_ <= 0) return InvalidArgumentError("empty instruction stream");
+    if (count_ <= 0) return regs::FaultError(regs::ErrorCode::kBadLaunch, -1, "empty instruction stream");
     limit_ = opts_.max_cycles > 0 ? opts_.max_cycles : int64_t{1000000000000};
     const int64_t limit = limit_;
     int64_t t = 0;
@@ -88,10 +89,10 @@ class Engine {
       if (next == kNever) return Deadlock(t);
       if (next > limit) {
         Account(t, limit - t);
-        return DeadlineExceededError(
-            "watchdog: the run passed {} cycles without finishing ({} of {} instructions "
-            "dispatched; {})",
-            limit, next_dispatch_, count_, UnitStates());
+        return regs::FaultError(regs::ErrorCode::kWatchdog, -1,
+                                "watchdog: the run passed {} cycles without finishing ({} of {} instructions "
+                                "dispatched; {})",
+                                limit, next_dispatch_, count_, UnitStates());
       }
       Account(t, next - t);
       t = next;
@@ -127,7 +128,7 @@ class Engine {
 
   void Complete(Unit& u) {
     const int64_t len = u.end - u.start;
-    ModuleCycles& mc = stats_.ForModule(u.id);
+    StallCycles& mc = stats_.unit(u.id);
     const int64_t busy = std::min(len, u.busy_part);
     mc.busy += busy;
     mc.wait_memory += len - busy;
@@ -166,7 +167,7 @@ class Engine {
     }
     u.queue.pop_front();
     TraceQueue(u, t);
-    ModuleCycles& mc = stats_.ForModule(u.id);
+    StallCycles& mc = stats_.unit(u.id);
     mc.wait_queue += u.trailing_wait_queue;
     u.trailing_wait_queue = 0;
     u.state = Unit::State::kBusy;
@@ -194,7 +195,6 @@ class Engine {
         const int64_t iters = timing::GemmIterations(in);
         u.end = t + timing::GemmCycles(cfg_, iters);
         u.busy_part = u.end - t;
-        if (!in.reset) stats_.gemm_macs += iters * cfg_.macs_per_cycle;
         break;
       }
       case Opcode::kAlu:
@@ -253,7 +253,7 @@ class Engine {
     Instruction in;
     TSR_RETURN_IF_ERROR(src_.Decode(idx, &in));
     stream_.push_back(in);
-    stats_.exec.insn_fetch_bytes += kInsnBytes;
+    stats_.counters.insn_fetch_bytes += kInsnBytes;
     return OkStatus();
   }
 
@@ -304,7 +304,7 @@ class Engine {
   void Account(int64_t t, int64_t dt) {
     if (dt <= 0) return;
     for (Unit& u : units_) {
-      ModuleCycles& mc = stats_.ForModule(u.id);
+      StallCycles& mc = stats_.unit(u.id);
       if (u.state == Unit::State::kPushing)
         mc.wait_token += dt;
       else if (u.state == Unit::State::kFree) {
@@ -314,41 +314,37 @@ class Engine {
           u.trailing_wait_queue += dt;
       }
     }
+    StallCycles& fetch = stats_.counters.unit(regs::Unit::kFetch);
     if (dispatched_now_)
-      stats_.fetch.busy += dt;
+      fetch.busy += dt;
     else if (buffered_ > 0)
-      stats_.fetch.wait_queue += dt;
+      fetch.wait_queue += dt;
     else if (next_dispatch_ < count_)
-      stats_.fetch.wait_memory += dt;
-    else
-      stats_.fetch.idle += dt;
+      fetch.wait_memory += dt;
   }
 
   Status Finish(int64_t t) {
-    stats_.cycles = t;
+    stats_.counters.cycles = t;
     for (Unit& u : units_) {
-      ModuleCycles& mc = stats_.ForModule(u.id);
-      mc.idle += u.trailing_wait_queue;
-      u.trailing_wait_queue = 0;
-      if (u.state == Unit::State::kBusy) mc.busy += t - u.start;  // only in programs with a missing token
+      u.trailing_wait_queue = 0;  // idle: after the unit's last instruction
+      if (u.state == Unit::State::kBusy) stats_.unit(u.id).busy += t - u.start;  // only with a missing token
     }
-    stats_.dram_busy_cycles = port_.data_busy_cycles();
-    stats_.port_bursts = port_.bursts();
+    stats_.counters.dram_busy_cycles = port_.data_busy_cycles();
+    stats_.counters.port_bursts = port_.bursts();
     stats_.port_slot_cycles = port_.slot_cycles();
     src_.Finished(&stats_);
-    stats_.gemm_utilization =
-        t > 0 ? static_cast<double>(stats_.gemm_macs) / (static_cast<double>(cfg_.macs_per_cycle) * t) : 0.0;
     for (const Unit& u : units_) {
       if (u.state == Unit::State::kBusy || !u.queue.empty())
-        return AbortedError(
-            "FINISH (instruction {}) retired in cycle {} while the {} module still had work: {}: a "
-            "dependency token is missing before FINISH",
-            count_ - 1, t, ModuleName(u.id), UnitStates());
+        return regs::FaultError(regs::ErrorCode::kTokenError, count_ - 1,
+                                "FINISH (instruction {}) retired in cycle {} while the {} module still had work: {}: a "
+                                "dependency token is missing before FINISH",
+                                count_ - 1, t, ModuleName(u.id), UnitStates());
     }
     for (int q = 0; q < kNumTokenQueues; ++q)
       if (tokens_[q] != 0)
-        return AbortedError("unbalanced dependency tokens at FINISH: {} token(s) left unconsumed ({})", tokens_[q],
-                            TokenCounts());
+        return regs::FaultError(regs::ErrorCode::kTokenError, count_ - 1,
+                                "unbalanced dependency tokens at FINISH: {} token(s) left unconsumed ({})", tokens_[q],
+                                TokenCounts());
     return OkStatus();
   }
 
@@ -390,7 +386,7 @@ class Engine {
     msg += fmt::format("\n  fetch:   {} of {} instructions dispatched", next_dispatch_, count_);
     if (buffered_ > 0) msg += " (blocked: the next instruction's command queue is full)";
     msg += "\n  tokens:  " + TokenCounts();
-    return AbortedError("{}", msg);
+    return regs::FaultError(regs::ErrorCode::kDeadlock, -1, "{}", msg);
   }
 
   void TraceQueue(const Unit& u, int64_t t) {

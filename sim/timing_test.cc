@@ -55,7 +55,7 @@ Timed RunOne(const HwConfig& cfg, const std::string& text) {
   Timed t;
   for (const InsnTiming& i : sim.stats().instructions)
     if (i.index == 0) t.start = i.start, t.end = i.end;
-  t.cycles = sim.stats().cycles;
+  t.cycles = sim.stats().cycles();
   return t;
 }
 

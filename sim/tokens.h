@@ -1,6 +1,5 @@
-// Dependency-token plumbing shared by every engine: the four token queues
-// between neighbouring modules and which of them an instruction's pop/push
-// flags refer to.
+// Dependency-token plumbing shared by every engine: which of the four token
+// queues (isa/isa.def) an instruction's pop/push flags refer to.
 #pragma once
 
 #include <array>
@@ -9,9 +8,7 @@
 
 namespace tessera {
 
-enum class TokenQueue : uint8_t { kLoadToCompute, kComputeToLoad, kComputeToStore, kStoreToCompute };
-inline constexpr int kNumTokenQueues = 4;
-const char* TokenQueueName(TokenQueue q);  // "load->compute", ...
+inline const char* TokenQueueName(TokenQueue q) { return TokenQueueOf(q).name.data(); }
 
 struct TokenOps {
   // Queues to pop from before starting / push to after finishing (up to two each).

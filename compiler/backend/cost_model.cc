@@ -8,6 +8,7 @@
 #include "isa/config.h"
 #include "isa/encoding.h"
 #include "runtime/recording.h"
+#include "sim/core.h"
 #include "sim/timing.h"
 #include "sim/timing_engine.h"
 
@@ -20,8 +21,8 @@ namespace {
 class PieceSource final : public InstructionSource {
  public:
   PieceSource(const HwConfig& cfg, const Recording& rec, size_t piece, std::vector<uint32_t>* uops,
-              const std::map<std::pair<uint32_t, uint32_t>, uint32_t>& kernel_of, DeviceCounters* c)
-      : cfg_(cfg), rec_(rec), piece_(piece), uops_(*uops), kernel_of_(kernel_of), c_(*c) {}
+              const std::map<std::pair<uint32_t, uint32_t>, uint32_t>& kernel_of)
+      : cfg_(cfg), rec_(rec), piece_(piece), uops_(*uops), kernel_of_(kernel_of) {}
 
   Status Decode(int64_t index, Instruction* out) override {
     TSR_ASSIGN_OR_RETURN(*out, tessera::Decode(cfg_, rec_.pieces[piece_][static_cast<size_t>(index)]));
@@ -31,36 +32,23 @@ class PieceSource final : public InstructionSource {
   }
 
   StatusOr<int64_t> Start(const Instruction& in, int64_t index) override {
-    ++c_.insns;
-    ++c_.insns_by_opcode[static_cast<size_t>(in.opcode)];
-    switch (in.op()) {
-      case Opcode::kLoad: {
-        const int64_t bytes = in.y_size * in.x_size * cfg_.ElementBytes(in.mem_type());
-        c_.load_bytes_by_mem[static_cast<size_t>(in.mem)] += bytes;
-        c_.dram_read_bytes += bytes;
-        if (in.mem_type() == MemType::kUop && in.y_size * in.x_size > 0) {  // else a token carrier
-          auto it = kernel_of_.find({static_cast<uint32_t>(piece_), static_cast<uint32_t>(index)});
-          if (it == kernel_of_.end())
-            return InvalidArgumentError("recording '{}', piece {}, instruction {}: a uop LOAD without its kernel",
-                                        rec_.name, piece_, index);
-          const std::vector<uint32_t>& w = rec_.kernels[it->second]->words;
-          if (in.sram + static_cast<int64_t>(w.size()) > static_cast<int64_t>(uops_.size()))
-            return OutOfRangeError("recording '{}': kernel '{}' at uop {} overruns the uop scratchpad", rec_.name,
-                                   rec_.kernels[it->second]->name, in.sram);
-          std::copy(w.begin(), w.end(), uops_.begin() + in.sram);
-          c_.uop_loads += static_cast<int64_t>(w.size());
-        }
-        return int64_t{0};
-      }
-      case Opcode::kStore:
-        c_.dram_write_bytes +=
-            (in.y_pad0 + in.y_size + in.y_pad1) * (in.x_pad0 + in.x_size + in.x_pad1) * cfg_.out_tile_bytes;
-        return int64_t{0};
-      case Opcode::kGemm: c_.gemm_iterations += timing::GemmIterations(in); return int64_t{0};
-      case Opcode::kAlu: return AluCycles(in);
-      default: return int64_t{0};
-    }
+    CountInstruction(cfg_, in, &c_);
+    if (in.op() == Opcode::kAlu) return AluCycles(in);
+    if (in.op() != Opcode::kLoad || in.mem_type() != MemType::kUop || in.y_size * in.x_size == 0)
+      return int64_t{0};  // (a uop LOAD of nothing carries tokens)
+    auto it = kernel_of_.find({static_cast<uint32_t>(piece_), static_cast<uint32_t>(index)});
+    if (it == kernel_of_.end())
+      return InvalidArgumentError("recording '{}', piece {}, instruction {}: a uop LOAD without its kernel", rec_.name,
+                                  piece_, index);
+    const std::vector<uint32_t>& w = rec_.kernels[it->second]->words;
+    if (in.sram + static_cast<int64_t>(w.size()) > static_cast<int64_t>(uops_.size()))
+      return OutOfRangeError("recording '{}': kernel '{}' at uop {} overruns the uop scratchpad", rec_.name,
+                             rec_.kernels[it->second]->name, in.sram);
+    std::copy(w.begin(), w.end(), uops_.begin() + in.sram);
+    return int64_t{0};
   }
+  // The functional counts join the engine's timing counters.
+  void Finished(CycleStats* stats) override { stats->counters.Add(c_); }
 
  private:
   // The operand rule (timing::AluLoopCycles) over the uops' source fields.
@@ -73,7 +61,6 @@ class PieceSource final : public InstructionSource {
       src_[static_cast<size_t>(u)] =
           fs.width == 0 ? 0 : static_cast<int64_t>((w >> fs.lsb) & ((uint64_t{1} << fs.width) - 1));
     }
-    c_.alu_iterations += in.iter_out * in.iter_in * n;
     return timing::AluLoopCycles(timing::AluReadsSource(in), in.iter_out, in.iter_in, src_.data(), n, in.src_out,
                                  in.src_in);
   }
@@ -83,13 +70,9 @@ class PieceSource final : public InstructionSource {
   size_t piece_;
   std::vector<uint32_t>& uops_;
   const std::map<std::pair<uint32_t, uint32_t>, uint32_t>& kernel_of_;
-  DeviceCounters& c_;
+  DeviceCounters c_;  // functional counts of this piece
   std::vector<int64_t> src_;
 };
-
-DeviceCounters::Module ToModule(const ModuleCycles& m) {
-  return DeviceCounters::Module{m.busy, m.wait_token, m.wait_queue, m.wait_memory};
-}
 
 }  // namespace
 
@@ -108,23 +91,12 @@ StatusOr<DeviceCounters> PredictRecording(const HwConfig& cfg, const Recording& 
   DeviceCounters total;
   EngineOptions eo;
   for (size_t p = 0; p < rec.pieces.size(); ++p) {
-    DeviceCounters piece;
-    PieceSource src(cfg, rec, p, &uops, kernel_of, &piece);
+    PieceSource src(cfg, rec, p, &uops, kernel_of);
     CycleStats s;
     TSR_RETURN_IF_ERROR(
         RunTimingEngine(cfg, src, 0, static_cast<int64_t>(rec.pieces[p].size()), eo, &s)
             .WithContext(fmt::format("timing recording '{}', piece {} of {}", rec.name, p + 1, rec.pieces.size())));
-    piece.cycles = s.cycles;
-    piece.macs = s.gemm_macs;
-    piece.fetch = ToModule(s.fetch);
-    piece.load = ToModule(s.load);
-    piece.compute = ToModule(s.compute);
-    piece.store = ToModule(s.store);
-    piece.dram_busy_cycles = s.dram_busy_cycles;
-    piece.port_bursts = s.port_bursts;
-    piece.insn_fetch_bytes = s.exec.insn_fetch_bytes;
-    piece.dram_read_bytes += s.exec.insn_fetch_bytes;
-    total.Add(piece);
+    total.Add(s.counters);
   }
   return total;
 }
@@ -145,20 +117,20 @@ const char* BoundName(Bound b) {
 Roofline LayerRoofline(const HwConfig& cfg, const DeviceCounters& c) {
   Roofline r;
   r.cycles = c.cycles;
-  r.compute = c.compute.busy;
+  r.compute = c.unit(regs::Unit::kCompute).busy;
   // The DMA modules' own work (setup, padding): their beats count as DRAM bandwidth.
   int64_t load_bytes = 0;
   for (const MemInfo& m : kMemTypes)
     if (m.load_module == Module::kLoad) load_bytes += c.load_bytes_by_mem[static_cast<size_t>(m.mem)];
-  r.load = std::max<int64_t>(0, c.load.busy - load_bytes / cfg.dram_bytes_per_cycle);
-  r.store = std::max<int64_t>(0, c.store.busy - c.dram_write_bytes / cfg.dram_bytes_per_cycle);
+  r.load = std::max<int64_t>(0, c.unit(regs::Unit::kLoad).busy - load_bytes / cfg.dram_bytes_per_cycle);
+  r.store = std::max<int64_t>(0, c.unit(regs::Unit::kStore).busy - c.dram_write_bytes / cfg.dram_bytes_per_cycle);
   r.bandwidth = c.dram_busy_cycles;
   // Each burst holds one of N_out slots for at least L cycles plus its beats.
   r.bursts = CeilDiv(c.port_bursts * cfg.dram_latency_cycles + c.dram_busy_cycles, cfg.dram_max_outstanding);
   // Each instruction holds one of F fetch-buffer entries from its block's
   // request to its dispatch: at least L plus the block's beats.
   const int64_t block = kFetchBlockInsns * kInsnBytes;
-  r.fetch = CeilDiv(c.insns * (cfg.dram_latency_cycles + CeilDiv(block, cfg.dram_bytes_per_cycle)), cfg.fetch_buffer);
+  r.fetch = CeilDiv(c.insns() * (cfg.dram_latency_cycles + CeilDiv(block, cfg.dram_bytes_per_cycle)), cfg.fetch_buffer);
   const std::pair<int64_t, Bound> all[] = {{r.compute, Bound::kCompute}, {r.load, Bound::kLoad},
                                            {r.store, Bound::kStore},     {r.bandwidth, Bound::kBandwidth},
                                            {r.bursts, Bound::kBursts},   {r.fetch, Bound::kFetch}};

@@ -45,24 +45,16 @@ Timed RunBoth(const HwConfig& cfg, const std::function<void(Stream&, Slot, Slot)
   return t;
 }
 
+// Every counter register but the wait_queue stalls (not predicted).
 void ExpectSameCounters(const DeviceCounters& p, const DeviceCounters& s) {
-  EXPECT_EQ(p.cycles, s.cycles);
-  EXPECT_EQ(p.insns, s.insns);
-  EXPECT_EQ(p.macs, s.macs);
-  EXPECT_EQ(p.gemm_iterations, s.gemm_iterations);
-  EXPECT_EQ(p.alu_iterations, s.alu_iterations);
-  EXPECT_EQ(p.dram_read_bytes, s.dram_read_bytes);
-  EXPECT_EQ(p.dram_write_bytes, s.dram_write_bytes);
-  EXPECT_EQ(p.load_bytes_by_mem, s.load_bytes_by_mem);
-  EXPECT_EQ(p.dram_busy_cycles, s.dram_busy_cycles);
-  EXPECT_EQ(p.port_bursts, s.port_bursts);
-  const DeviceCounters::Module* pm[] = {&p.fetch, &p.load, &p.compute, &p.store};
-  const DeviceCounters::Module* sm[] = {&s.fetch, &s.load, &s.compute, &s.store};
-  for (int m = 0; m < 4; ++m) {
-    EXPECT_EQ(pm[m]->busy, sm[m]->busy) << "module " << m;
-    EXPECT_EQ(pm[m]->wait_token, sm[m]->wait_token) << "module " << m;
-    EXPECT_EQ(pm[m]->wait_memory, sm[m]->wait_memory) << "module " << m;
-  }
+  std::vector<int64_t> sv;
+  s.ForEachRegister([&](uint32_t, const int64_t& v) { sv.push_back(v); });
+  p.ForEachRegister([&](uint32_t i, const int64_t& v) {
+    const std::string name = regs::CounterRegisterName(i);
+    if (name.find("wait_queue") == std::string::npos) {
+      EXPECT_EQ(v, sv[i]) << name;
+    }
+  });
 }
 
 // Checks the prediction is what the simulator counts and both name `want`.
@@ -135,11 +127,11 @@ TEST_F(CostModel, OneTileRowsAreBurstBound) {
 TEST_F(CostModel, PaddingHeavyLoadsAreLoadBound) {
   Dma2D d;
   d.y_size = d.x_size = 1;
-  d.y_pad0 = d.y_pad1 = d.x_pad0 = d.x_pad1 = 15;  // 960 padding entries, one 16-byte burst
+  d.y_pad0 = d.y_pad1 = d.x_pad0 = d.x_pad1 = 7;  // 224 padding entries, one 16-byte burst
   ExpectBound(cfg,
               RunBoth(cfg,
                       [&](Stream& s, Slot a, Slot) {
-                        for (int i = 0; i < 20; ++i) ASSERT_TRUE(s.Load(MemType::kInp, 0, a, i, d).ok());
+                        for (int i = 0; i < 40; ++i) ASSERT_TRUE(s.Load(MemType::kInp, 0, a, i, d).ok());
                         ToCompute(s);
                       }),
               Bound::kLoad);

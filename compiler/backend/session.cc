@@ -15,9 +15,14 @@ namespace {
 
 using Json = nlohmann::json;
 
-Json ModuleJson(const DeviceCounters::Module& m) {
-  return Json{
-      {"busy", m.busy}, {"wait_token", m.wait_token}, {"wait_queue", m.wait_queue}, {"wait_memory", m.wait_memory}};
+// "fetch": {"busy": .., "wait_token": .., ...} for every unit (isa/regs.def).
+void AddUnits(const DeviceCounters& c, Json* j) {
+  for (int u = 0; u < regs::kNumUnits; ++u) {
+    Json m = Json::object();
+    for (int k = 0; k < regs::kNumStalls; ++k)
+      m[std::string(regs::kStallNames[k])] = c.unit(static_cast<regs::Unit>(u)).at(k);
+    (*j)[std::string(regs::kUnitNames[u])] = m;
+  }
 }
 
 void Accumulate(const RunProfile& prof, RunStats* s) {
@@ -151,12 +156,9 @@ std::string Session::StatsJson(const RunStats& s) const {
   j["cycles"] = cycles;
   j["gemm_utilization"] = cycles ? s.useful_macs / (peak * cycles) : 0.0;
   j["useful_macs"] = s.useful_macs;
-  j["dram_read_bytes"] = s.device.dram_read_bytes;
+  j["dram_read_bytes"] = s.device.dram_read_bytes();
   j["dram_write_bytes"] = s.device.dram_write_bytes;
-  j["fetch"] = ModuleJson(s.device.fetch);
-  j["load"] = ModuleJson(s.device.load);
-  j["compute"] = ModuleJson(s.device.compute);
-  j["store"] = ModuleJson(s.device.store);
+  AddUnits(s.device, &j);
   j["host_seconds"] = s.host_seconds;
   Json ls = Json::array();
   for (const LayerStats& l : s.layers) {
@@ -168,7 +170,7 @@ std::string Session::StatsJson(const RunStats& s) const {
       e["cycles"] = c.cycles;
       e["gemm_utilization"] = c.cycles ? l.useful_macs / (peak * c.cycles) : 0.0;
       e["useful_macs"] = l.useful_macs;
-      e["dram_read_bytes"] = c.dram_read_bytes;
+      e["dram_read_bytes"] = c.dram_read_bytes();
       e["dram_write_bytes"] = c.dram_write_bytes;
       e["bound"] = BoundName(rl.bound);
       e["roofline_cycles"] = rl.bound_cycles;
@@ -177,10 +179,7 @@ std::string Session::StatsJson(const RunStats& s) const {
       e["port_bursts"] = c.port_bursts;
       e["dram_busy_cycles"] = c.dram_busy_cycles;
       e["predicted_cycles"] = l.predicted_cycles;
-      e["fetch"] = ModuleJson(c.fetch);
-      e["load"] = ModuleJson(c.load);
-      e["compute"] = ModuleJson(c.compute);
-      e["store"] = ModuleJson(c.store);
+      AddUnits(c, &e);
     }
     ls.push_back(e);
   }
@@ -206,7 +205,7 @@ std::string Session::LayerTable(const RunStats& s) const {
     const Roofline rl = LayerRoofline(cfg, c);
     t += fmt::format("{:<44} {:<9} {:>11} {:>7.1f}% {:>11} {:>11} {:<8} {:>8.1f}% {:>11}\n", node, l.op,
                      c.cycles / runs, timing && c.cycles ? 100.0 * l.useful_macs / (peak * c.cycles) : 0.0,
-                     c.dram_read_bytes / runs, c.dram_write_bytes / runs, timing ? BoundName(rl.bound) : "-",
+                     c.dram_read_bytes() / runs, c.dram_write_bytes / runs, timing ? BoundName(rl.bound) : "-",
                      timing ? 100.0 * rl.attained() : 0.0, l.predicted_cycles / runs);
   }
   return t;

@@ -24,10 +24,10 @@ class RefDevice final : public SimulatedDevice {
     if (watchdog_cycles > 0)
       o.timeout_ms = std::max<int64_t>(
           1, static_cast<int64_t>(std::ceil(static_cast<double>(watchdog_cycles) / (cfg_.clock_mhz * 1000.0))));
-    ref_.core().stats() = ExecStats();  // ref's statistics accumulate across runs; the counters are per run
+    ref_.core().stats() = DeviceCounters();  // ref's statistics accumulate across runs; the counters are per run
     EngineRun r;
     r.status = ref_.Run(insn_addr, count, o);
-    r.counters = FunctionalCounters(ref_.stats());
+    r.counters = ref_.stats();
     return r;
   }
 

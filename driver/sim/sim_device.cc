@@ -11,10 +11,6 @@ namespace {
 
 constexpr char kTimingOnly[] = "timing-only";
 
-DeviceCounters::Module ToModule(const ModuleCycles& m) {
-  return DeviceCounters::Module{m.busy, m.wait_token, m.wait_queue, m.wait_memory};
-}
-
 // Shifts a run's cycles by the device time before it.
 class OffsetTrace final : public TraceSink {
  public:
@@ -50,17 +46,8 @@ class CycleDevice final : public SimulatedDevice {
     if (trace_) o.trace = &shifted;
     EngineRun r;
     r.status = sim_.Run(insn_addr, count, o);
-    const CycleStats& s = sim_.stats();
-    elapsed_ += s.cycles;
-    r.counters = FunctionalCounters(s.exec);
-    r.counters.cycles = s.cycles;
-    r.counters.macs = s.gemm_macs;  // counted in timing-only runs too
-    r.counters.dram_busy_cycles = s.dram_busy_cycles;
-    r.counters.port_bursts = s.port_bursts;
-    r.counters.fetch = ToModule(s.fetch);
-    r.counters.load = ToModule(s.load);
-    r.counters.compute = ToModule(s.compute);
-    r.counters.store = ToModule(s.store);
+    r.counters = sim_.stats().counters;
+    elapsed_ += r.counters.cycles;
     return r;
   }
 

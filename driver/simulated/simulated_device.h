@@ -1,16 +1,17 @@
 // Base of the in-process simulated backends (ref, sim): a sparse DRAM model of
-// cfg.dram_size_bytes and an emulation of the control-register file of
-// driver/regs.h. Writing CTRL.START runs the engine to completion in the
-// calling thread, then raises DONE or ERROR with the error code, the faulting
-// instruction and the counters latched, exactly as the register protocol says.
+// cfg.dram_size_bytes and an emulation of the register file of isa/regs.def
+// (every register with its access rule and reset value from the table).
+// Writing CTRL.START runs the engine to completion in the calling thread,
+// then raises DONE or ERROR with the engine's fault (code and instruction, as
+// data on its Status) and the counters latched, as the register protocol says.
 #pragma once
 
 #include <array>
 #include <string>
 
 #include "driver/device.h"
+#include "isa/regs.h"
 #include "sim/dram.h"
-#include "sim/stats.h"
 
 namespace tessera {
 
@@ -27,7 +28,7 @@ class SimulatedDevice : public Device {
   SimulatedDevice(const HwConfig& cfg, std::string target, const DeviceOptions& opts);
 
   struct EngineRun {
-    Status status;
+    Status status;  // an error carries its Fault (isa/regs.h); one without is reported as internal
     DeviceCounters counters;
   };
   // Runs `count` instructions at `insn_addr`; watchdog_cycles = 0: none.
@@ -38,21 +39,12 @@ class SimulatedDevice : public Device {
 
  private:
   void StartRun();
+  uint32_t& Reg(uint32_t offset) { return file_[offset / 4]; }
+  uint64_t Reg64(uint32_t lo_offset) { return Reg(lo_offset) | uint64_t{Reg(lo_offset + 4)} << 32; }
+  void Fail(regs::ErrorCode code, uint32_t insn, std::string detail);
 
-  uint64_t insn_addr_ = 0, watchdog_ = 0;
-  uint32_t insn_count_ = 0, status_ = 0;
-  regs::ErrorCode error_code_ = regs::ErrorCode::kNone;
-  uint32_t error_insn_ = regs::kNoInsn;
-  std::array<uint64_t, regs::kNumCounters> counters_{};
+  std::array<uint32_t, regs::kRegisterWindowBytes / 4> file_{};
   std::string detail_;
 };
-
-// The functional counters of a run (instructions, MACs, iterations, DRAM traffic).
-DeviceCounters FunctionalCounters(const ExecStats& s);
-
-// The engine's Status mapped onto the ERROR_CODE register, and the
-// instruction index its message names ("instruction N"), if any.
-regs::ErrorCode ErrorCodeOfStatus(const Status& s);
-uint32_t ErrorInsnOfStatus(const Status& s);
 
 }  // namespace tessera

@@ -29,7 +29,16 @@ std::string Status::ToString() const {
 
 Status Status::WithContext(const std::string& context) const {
   if (ok()) return *this;
-  return Status(code_, context + ": " + message_);
+  Status s(code_, context + ": " + message_);
+  s.fault_ = fault_;
+  return s;
+}
+
+Status Status::WithFault(Fault f) const {
+  TSR_CHECK(!ok(), "a fault on an OK status");
+  Status s = *this;
+  s.fault_ = f;
+  return s;
 }
 
 namespace internal {

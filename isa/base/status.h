@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -29,6 +30,17 @@ enum class StatusCode {
 
 const char* StatusCodeName(StatusCode code);
 
+// A device fault carried as data on the Status that reports it: the
+// ERROR_CODE value (isa/regs.def, typed helpers in isa/regs.h) and the index
+// of the faulting instruction in its stream (kNoInsn: none). Engines attach
+// it where the fault arises; nothing recovers it from message text.
+struct Fault {
+  static constexpr uint32_t kNoInsn = 0xFFFFFFFFu;
+  uint32_t code = 0;
+  uint32_t insn = kNoInsn;
+  bool operator==(const Fault& o) const { return code == o.code && insn == o.insn; }
+};
+
 class [[nodiscard]] Status {
  public:
   Status() = default;
@@ -39,12 +51,16 @@ class [[nodiscard]] Status {
   const std::string& message() const { return message_; }
   // "invalid argument: <message>"
   std::string ToString() const;
-  // Prepends context: "while loading x.json: <message>".
+  // Prepends context: "while loading x.json: <message>". Keeps the fault.
   Status WithContext(const std::string& context) const;
+  // The same error with fault data attached (replacing any).
+  Status WithFault(Fault f) const;
+  const std::optional<Fault>& fault() const { return fault_; }
 
  private:
   StatusCode code_ = StatusCode::kOk;
   std::string message_;
+  std::optional<Fault> fault_;
 };
 
 inline Status OkStatus() { return Status(); }

@@ -36,7 +36,7 @@ Ran RunBoth(const HwConfig& cfg, const std::string& path) {
   EXPECT_TRUE(ss.ok()) << path << " on " << cfg.name << ": " << ss.ToString();
   EXPECT_TRUE(r.dram->Segments() == ref_dram.Segments()) << path << " on " << cfg.name << ": sim and ref DRAM differ";
   EXPECT_TRUE(CheckExpectations(*prog, *r.dram).ok() || cfg.name != "default") << path;
-  r.cycles = sim.stats().cycles;
+  r.cycles = sim.stats().cycles();
   return r;
 }
 

@@ -123,8 +123,11 @@ TEST(Artifact, SaveLoadRoundTripAndErrors) {
   EXPECT_NE(r.status().message().find("compiled for config 'default'"), std::string::npos) << r.status().message();
   EXPECT_NE(r.status().message().find("the device has config 'tiny'"), std::string::npos);
   // A device with the same ISA but other timing is accepted.
-  HwConfig pynq = testing::LoadConfigOrDie("configs/pynq-z1.json");
-  ro.device_config = &pynq;
+  HwConfig slower = testing::LoadConfigOrDie("configs/default.json");
+  slower.dram_latency_cycles *= 2;
+  slower.dram_bytes_per_cycle /= 2;
+  ASSERT_TRUE(ValidateHwConfig(slower, "slower").ok());
+  ro.device_config = &slower;
   EXPECT_TRUE(ModelRunner::Create(**back, ro).ok());
   // Corrupted and unknown files.
   std::ofstream(path + ".bad") << "not a model";

@@ -1,8 +1,9 @@
-// `tessera config validate|show CONFIG.json`
+// `tessera config validate|show CONFIG.json`, `tessera config doc -c CONFIG [-o FILE]`
 #include <cstdio>
 
 #include "isa/config.h"
 #include "tools/tessera/cli.h"
+#include "tools/tessera/common.h"
 
 namespace tessera::cli {
 
@@ -28,6 +29,15 @@ void AddConfigCommand(CLI::App& app, int& exit_code) {
     TSR_ASSIGN_OR_RETURN(HwConfig cfg, LoadHwConfig(*path));
     std::fputs((*json ? HwConfigToJson(cfg) : DescribeHwConfig(cfg)).c_str(), stdout);
     return OkStatus();
+  });
+
+  auto output = std::make_shared<std::string>();
+  CLI::App* doc = cmd->add_subcommand("doc", "Write docs/config.md (the parameter table) with a config's values");
+  doc->add_option("-c,--config", *path, "Hardware config JSON")->required();
+  doc->add_option("-o,--output", *output, "Output file (default: stdout)");
+  OnRun(doc, exit_code, [path, output]() -> Status {
+    TSR_ASSIGN_OR_RETURN(HwConfig cfg, LoadHwConfig(*path));
+    return WriteOutput(*output, GenerateConfigDoc(cfg));
   });
 }
 

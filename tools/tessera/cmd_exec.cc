@@ -102,47 +102,12 @@ Status SaveDeviceImage(Device& dev, const std::string& path) {
   return SaveMemoryImage(path, image);
 }
 
-nlohmann::json ModuleJson(const DeviceCounters::Module& m, int64_t cycles) {
-  return nlohmann::json{{"busy", m.busy},
-                        {"wait_token", m.wait_token},
-                        {"wait_queue", m.wait_queue},
-                        {"wait_memory", m.wait_memory},
-                        {"idle", cycles - m.busy - m.wait_token - m.wait_queue - m.wait_memory}};
-}
-
 // The --stats-json object: the counters of the run, named as docs/formats.md lists them.
 nlohmann::json StatsJson(const Device& dev, const DeviceCounters& c) {
   nlohmann::json j = nlohmann::json::object();
   j["target"] = dev.target();
   j["config"] = dev.config().name;
-  nlohmann::json ins = nlohmann::json::object();
-  for (const OpcodeInfo& op : kOpcodes) {
-    std::string name(op.name);
-    for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    ins[name] = c.insns_by_opcode[static_cast<size_t>(op.op)];
-  }
-  j["instructions"] = ins;
-  j["dram_read_bytes"] = c.dram_read_bytes;
-  nlohmann::json by_kind = {{"insn", c.insn_fetch_bytes}};
-  for (const MemInfo& m : kMemTypes)
-    if (m.loadable) by_kind[std::string(m.name)] = c.load_bytes_by_mem[static_cast<size_t>(m.mem)];
-  j["dram_read_bytes_by_kind"] = by_kind;
-  j["dram_write_bytes"] = c.dram_write_bytes;
-  j["macs"] = c.macs;
-  j["gemm_iterations"] = c.gemm_iterations;
-  j["alu_iterations"] = c.alu_iterations;
-  j["uop_loads"] = c.uop_loads;
-  if (!dev.has_timing()) return j;
-  j["cycles"] = c.cycles;
-  j["gemm_utilization"] = c.GemmUtilization(dev.config());
-  j["gemm_macs"] = c.macs;
-  j["dram_busy_cycles"] = c.dram_busy_cycles;
-  j["dram_bandwidth_utilization"] = c.cycles ? static_cast<double>(c.dram_busy_cycles) / c.cycles : 0.0;
-  j["port_bursts"] = c.port_bursts;
-  j["fetch"] = ModuleJson(c.fetch, c.cycles);
-  j["load"] = ModuleJson(c.load, c.cycles);
-  j["compute"] = ModuleJson(c.compute, c.cycles);
-  j["store"] = ModuleJson(c.store, c.cycles);
+  CountersToJson(c, dev.config(), dev.has_timing(), &j);
   return j;
 }
 
@@ -150,24 +115,25 @@ void PrintSummary(const Device& dev, const DeviceCounters& c) {
   const HwConfig& cfg = dev.config();
   if (!dev.has_timing()) {
     std::printf("%s: %lld instructions, %lld MACs, DRAM read %lld B, written %lld B\n", dev.target().c_str(),
-                static_cast<long long>(c.insns), static_cast<long long>(c.macs),
-                static_cast<long long>(c.dram_read_bytes), static_cast<long long>(c.dram_write_bytes));
+                static_cast<long long>(c.insns()), static_cast<long long>(c.macs),
+                static_cast<long long>(c.dram_read_bytes()), static_cast<long long>(c.dram_write_bytes));
     return;
   }
   std::printf(
       "%s: %lld cycles (%.3f ms at %g MHz), %lld instructions, %lld MACs, GEMM utilization %.1f%%, "
       "DRAM read %lld B, written %lld B\n",
       dev.target().c_str(), static_cast<long long>(c.cycles), c.cycles / cfg.clock_mhz / 1000.0, cfg.clock_mhz,
-      static_cast<long long>(c.insns), static_cast<long long>(c.macs), 100.0 * c.GemmUtilization(cfg),
-      static_cast<long long>(c.dram_read_bytes), static_cast<long long>(c.dram_write_bytes));
-  std::printf("  %-8s %10s %10s %10s %10s %10s\n", "module", "busy", "wait_token", "wait_queue", "wait_mem", "idle");
-  const std::pair<const char*, const DeviceCounters::Module*> rows[] = {
-      {"fetch", &c.fetch}, {"load", &c.load}, {"compute", &c.compute}, {"store", &c.store}};
-  for (const auto& [name, m] : rows)
-    std::printf("  %-8s %10lld %10lld %10lld %10lld %10lld\n", name, static_cast<long long>(m->busy),
-                static_cast<long long>(m->wait_token), static_cast<long long>(m->wait_queue),
-                static_cast<long long>(m->wait_memory),
-                static_cast<long long>(c.cycles - m->busy - m->wait_token - m->wait_queue - m->wait_memory));
+      static_cast<long long>(c.insns()), static_cast<long long>(c.macs), 100.0 * c.GemmUtilization(cfg),
+      static_cast<long long>(c.dram_read_bytes()), static_cast<long long>(c.dram_write_bytes));
+  std::printf("  %-8s", "unit");
+  for (std::string_view k : regs::kStallNames) std::printf(" %11.*s", static_cast<int>(k.size()), k.data());
+  std::printf(" %11s\n", "idle");
+  for (int u = 0; u < regs::kNumUnits; ++u) {
+    const auto unit = static_cast<regs::Unit>(u);
+    std::printf("  %-8s", regs::kUnitNames[u].data());
+    for (int k = 0; k < regs::kNumStalls; ++k) std::printf(" %11lld", static_cast<long long>(c.unit(unit).at(k)));
+    std::printf(" %11lld\n", static_cast<long long>(c.idle(unit)));
+  }
 }
 
 Status RunExec(const ExecOpts& o, bool* expectations_failed) {

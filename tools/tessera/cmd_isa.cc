@@ -1,4 +1,5 @@
 // `tessera isa doc|verilog -c CONFIG [-o FILE]`: outputs generated from the ISA table.
+#include "hw/verilog_header.h"
 #include "isa/config.h"
 #include "isa/isa_doc.h"
 #include "tools/tessera/cli.h"
@@ -23,7 +24,9 @@ void AddIsaCommand(CLI::App& app, int& exit_code) {
     });
   };
   add("doc", "Write docs/isa.md (markdown) for a config", &GenerateIsaDoc);
-  add("verilog", "Write the Verilog localparam header for a config", &GenerateVerilogHeader);
+  add("regs", "Write docs/registers.md (the register map, error codes and counters) for a config", &GenerateRegsDoc);
+  add("verilog", "Write the Verilog localparam header (ISA, config, registers, counters) for a config",
+      &GenerateVerilogHeader);
 }
 
 }  // namespace tessera::cli
