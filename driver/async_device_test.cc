@@ -43,8 +43,10 @@ class SlowDevice : public Device {
   }
 
   uint32_t ReadReg(uint32_t off) override {
-    if (off == regs::CounterOffset(regs::Counter::kCycles)) return static_cast<uint32_t>(latched_cycles_);
-    if (off == regs::CounterOffset(regs::Counter::kCycles) + 4) return static_cast<uint32_t>(latched_cycles_ >> 32);
+    if (off == regs::CounterOffset(regs::CounterIndex(regs::Counter::cycles)))
+      return static_cast<uint32_t>(latched_cycles_);
+    if (off == regs::CounterOffset(regs::CounterIndex(regs::Counter::cycles)) + 4)
+      return static_cast<uint32_t>(latched_cycles_ >> 32);
     switch (off) {
       case regs::kStatus: return status_;
       case regs::kErrorCode: return static_cast<uint32_t>(error_);

@@ -52,9 +52,10 @@ Status ReadParam(const Json& root, const ParamInfo& p, const std::string& source
     if (!(x >= p.lo && x <= p.hi)) return error(fmt::format("must be in [{}, {}], got {}", p.lo, p.hi, x));
   } else {
     if (!v->is_number_integer()) return error("must be an integer, got " + v->dump());
-    const int64_t n =
-        v->is_number_unsigned() && v->get<uint64_t>() > uint64_t{INT64_MAX} ? INT64_MAX : v->get<int64_t>();
     const auto lo = static_cast<int64_t>(p.lo), hi = static_cast<int64_t>(p.hi);
+    if (v->is_number_unsigned() && v->get<uint64_t>() > uint64_t{INT64_MAX})
+      return error(fmt::format("must be in [{}, {}], got {}", lo, hi, v->get<uint64_t>()));
+    const int64_t n = v->get<int64_t>();
     std::vector<int64_t> pow2s;
     if (p.kind == ParamKind::kPow2)
       for (int64_t q = 1; q <= hi; q *= 2)

@@ -7,6 +7,7 @@
 
 #include "isa/asm.h"
 #include "isa/config.h"
+#include "isa/regs.h"
 
 namespace tessera {
 
@@ -40,7 +41,8 @@ Status Core::ForEachIteration(const Instruction& in, int64_t index, Fn&& fn) con
       if (has_deadline_ && (since_check += n_uops + 1) >= (int64_t{1} << 20)) {
         since_check = 0;
         if (std::chrono::steady_clock::now() > deadline_)
-          return DeadlineExceededError(
+          return regs::FaultError(
+              regs::ErrorCode::kWatchdog, -1,
               "timeout: the host-time limit passed in instruction {} ({}) at iteration i0={} i1={} of {}x{}x{}", index,
               FormatInstruction(cfg_, in), i0, i1, in.iter_out, in.iter_in, n_uops);
       }

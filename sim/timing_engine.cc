@@ -181,10 +181,10 @@ class Engine {
       const int64_t at_least =
           timing::GemmIterations(in) + (in.op() == Opcode::kGemm ? cfg_.gemm_pipeline_depth : cfg_.alu_pipeline_depth);
       if (at_least > limit_ - t)
-        return DeadlineExceededError(
-            "watchdog: the run passes {} cycles without finishing: instruction {} ({}) starts in cycle {} and takes "
-            "at least {} cycles",
-            limit_, idx, SpanName(in), t, at_least);
+        return regs::FaultError(regs::ErrorCode::kWatchdog, -1,
+                                "watchdog: the run passes {} cycles without finishing: instruction {} ({}) starts "
+                                "in cycle {} and takes at least {} cycles",
+                                limit_, idx, SpanName(in), t, at_least);
     }
     // The instruction's effects happen at its start (for an ALU: its iteration cycles).
     TSR_ASSIGN_OR_RETURN(const int64_t alu_cycles, src_.Start(in, idx));

@@ -142,11 +142,11 @@ py::dict CountersDict(const DeviceCounters& c) {
   for (const MemInfo& m : kMemTypes)
     by_mem[py::str(std::string(m.name))] = c.load_bytes_by_mem[static_cast<int>(m.mem)];
   d["cycles"] = c.cycles;
-  d["insns"] = c.insns;
+  d["insns"] = c.insns();
   d["macs"] = c.macs;
   d["gemm_iterations"] = c.gemm_iterations;
   d["alu_iterations"] = c.alu_iterations;
-  d["dram_read_bytes"] = c.dram_read_bytes;
+  d["dram_read_bytes"] = c.dram_read_bytes();
   d["dram_write_bytes"] = c.dram_write_bytes;
   d["insn_fetch_bytes"] = c.insn_fetch_bytes;
   d["uop_loads"] = c.uop_loads;

@@ -2,7 +2,8 @@
 // cause, `ref` and `sim` stop with the same structured fault (ERROR_CODE
 // value and faulting instruction index, docs/registers.md), carried on the
 // Status as data. The programs order FINISH after the faulting instruction
-// with tokens, so the fault is the first thing either engine meets. The RTL and SystemC backends are held to the same cases.
+// with tokens, so the fault is the first thing either engine meets. The RTL and SystemC backends are held to the same
+// cases.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -60,7 +61,8 @@ TEST(FaultEquality, RefAndSimReportTheSameCodeAndInstruction) {
        ".text 0x1000\nLOAD mem=wgt sram=0 dram=0x2000 y_size=1 x_size=1 x_stride=1\n"
        "LOAD mem=inp sram=4000 dram=0x2000 y_size=1 x_size=1 x_stride=1 push_next=1\nFINISH pop_prev=1\n",
        regs::ErrorCode::kMemoryFault, 1, -1, nullptr},
-      {"DMA outside DRAM", ".text 0x1000\nLOAD mem=inp sram=0 dram=0x3ffffff0 y_size=2 x_size=1 x_stride=4096 push_next=1\n"
+      {"DMA outside DRAM",
+       ".text 0x1000\nLOAD mem=inp sram=0 dram=0x3ffffff0 y_size=2 x_size=1 x_stride=4096 push_next=1\n"
        "FINISH pop_prev=1\n",
        regs::ErrorCode::kMemoryFault, 0, -1, nullptr},
       {"FINISH not last", ".text 0x1000\nFINISH\nFINISH\n", regs::ErrorCode::kIllegalInstruction, 0, -1, nullptr},
@@ -72,8 +74,8 @@ TEST(FaultEquality, RefAndSimReportTheSameCodeAndInstruction) {
       {"no instructions", ".text 0x1000\nFINISH\n", regs::ErrorCode::kBadLaunch, Fault::kNoInsn, 0, nullptr},
       {"opcode outside the table",
        ".text 0x1000\nLOAD mem=inp sram=0 dram=0x2000 y_size=1 x_size=1 x_stride=1\n"
-       "LOAD mem=inp sram=1 dram=0x2000 y_size=1 x_size=1 x_stride=1\nFINISH\n", regs::ErrorCode::kIllegalInstruction, 1,
-       -1,
+       "LOAD mem=inp sram=1 dram=0x2000 y_size=1 x_size=1 x_stride=1\nFINISH\n",
+       regs::ErrorCode::kIllegalInstruction, 1, -1,
        [](const HwConfig&, Dram* d) {
          const uint8_t bad = 0x07;  // opcode field (bits 2..0) = 7: no such opcode
          ASSERT_TRUE(d->Write(kTextAddr + 16, &bad, 1).ok());
@@ -83,8 +85,8 @@ TEST(FaultEquality, RefAndSimReportTheSameCodeAndInstruction) {
     const Fault ref = RunOn(cfg, c, false), sim = RunOn(cfg, c, true);
     EXPECT_EQ(ref.code, static_cast<uint32_t>(c.code)) << c.name << ": ref";
     EXPECT_EQ(ref.insn, c.insn) << c.name << ": ref";
-    EXPECT_TRUE(ref == sim) << c.name << ": ref code " << ref.code << " insn " << ref.insn << ", sim code "
-                            << sim.code << " insn " << sim.insn;
+    EXPECT_TRUE(ref == sim) << c.name << ": ref code " << ref.code << " insn " << ref.insn << ", sim code " << sim.code
+                            << " insn " << sim.insn;
   }
 }
 
