@@ -45,6 +45,38 @@ py::list Targets() {
   return rows;
 }
 
+// The rows of isa/config.def: every parameter's key, kind, range, unit and effect.
+py::list Params() {
+  py::list rows;
+  for (const ParamInfo& p : kParams) {
+    py::dict d;
+    d["key"] = std::string(p.key);
+    d["kind"] = p.kind == ParamKind::kReal ? "real" : p.kind == ParamKind::kPow2 ? "pow2" : "int";
+    d["lo"] = p.lo;
+    d["hi"] = p.hi;
+    d["multiple_of"] = p.multiple_of;
+    d["unit"] = std::string(p.unit);
+    d["effect"] = p.effect == ParamEffect::kBehaviour ? "behaviour" : "timing";
+    d["summary"] = std::string(p.summary);
+    rows.append(d);
+  }
+  return rows;
+}
+
+// A config's parameter values by key, read through the table.
+py::dict Values(const HwConfig& c) {
+  py::dict d;
+  for (const ParamInfo& p : kParams) {
+    const double v = p.get(c);
+    if (p.kind == ParamKind::kReal) {
+      d[py::str(std::string(p.key))] = v;
+    } else {
+      d[py::str(std::string(p.key))] = static_cast<int64_t>(v);
+    }
+  }
+  return d;
+}
+
 }  // namespace
 
 void BindConfig(py::module_& m) {
@@ -54,6 +86,7 @@ void BindConfig(py::module_& m) {
       .def_readonly("clock_mhz", &HwConfig::clock_mhz)
       .def_readonly("macs_per_cycle", &HwConfig::macs_per_cycle)
       .def_readonly("isa_fingerprint", &HwConfig::isa_fingerprint)
+      .def("values", &Values)
       .def("to_json", &HwConfigToJson)
       .def("describe", &DescribeHwConfig);
   m.def(
@@ -62,6 +95,9 @@ void BindConfig(py::module_& m) {
       "parse_config",
       [](const std::string& text, const std::string& source) { return Unwrap(ParseHwConfig(text, source)); },
       py::arg("text"), py::arg("source"));
+  m.def("params", &Params, "The config parameters (isa/config.def)");
+  m.def(
+      "is_param", [](const std::string& key) { return FindParam(key) != nullptr; }, py::arg("key"));
   m.def("targets", &Targets, "The backend registry's rows (driver/registry.h), built targets first");
   m.def(
       "find_target",

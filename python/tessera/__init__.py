@@ -11,9 +11,9 @@ architecture exploration (tessera.sweep). See docs/python.md.
 
 from tessera.errors import TesseraError  # noqa: F401  (first: the binding raises it)
 from tessera import _core  # noqa: F401
-from tessera.config import Config, load_config  # noqa: F401
+from tessera.config import Config, load_config, params  # noqa: F401
 from tessera.model import (Graph, Model, Result, Session, compile, import_model, load_model,  # noqa: F401
                            targets)
 
-__all__ = ["TesseraError", "Config", "load_config", "Graph", "Model", "Result", "Session", "compile",
+__all__ = ["TesseraError", "Config", "load_config", "params", "Graph", "Model", "Result", "Session", "compile",
            "import_model", "load_model", "targets"]

@@ -1,10 +1,11 @@
 """Hardware configs: a validated ``HwConfig`` behind a small Python class.
 
-A ``Config`` is immutable. ``with_changes`` takes dotted keys of the config
-file ("gemm.block_in", "dram.latency_cycles", "clock_mhz"), applies them to
-the canonical JSON and parses the result again, so the keys and their limits
-are exactly those ``isa/config.cc`` accepts: an unknown key or a value out of
-range raises ``TesseraError`` naming the key.
+A ``Config`` is immutable. ``with_changes`` takes keys of the parameter
+table ``isa/config.def`` ("gemm.block_in", "dram.latency_cycles",
+"clock_mhz"; ``tessera.params()`` lists them), applies them to the canonical
+JSON and parses the result again, so the limits are exactly those
+``isa/config.cc`` checks: an unknown key or a value out of range raises
+``TesseraError`` naming the key.
 """
 
 import json
@@ -28,15 +29,21 @@ def _set_dotted(tree, key, value, source):
     node[parts[-1]] = value
 
 
-def _flatten(tree, prefix=""):
-    out = {}
-    for k, v in tree.items():
-        key = f"{prefix}{k}"
-        if isinstance(v, dict):
-            out.update(_flatten(v, key + "."))
-        else:
-            out[key] = v
-    return out
+def params():
+    """The config parameters, one dict per row of isa/config.def: key, kind
+    ("int", "pow2", "real"), lo, hi, multiple_of, unit, effect ("behaviour"
+    or "timing"), summary."""
+    return _core.params()
+
+
+def check_keys(keys, source):
+    """Raises TesseraError naming the first key that is not a parameter."""
+    for key in keys:
+        if not _core.is_param(key):
+            from tessera.errors import TesseraError
+
+            raise TesseraError(f"{source}: key '{key}': unknown key (the parameters are isa/config.def's: "
+                               f"{', '.join(p['key'] for p in params())})", "invalid argument")
 
 
 class Config:
@@ -82,8 +89,8 @@ class Config:
         return json.loads(self._hw.to_json())
 
     def params(self):
-        """Every written parameter by dotted key: {"gemm.block_in": 16, ...}."""
-        return _flatten(self.to_dict())
+        """Every parameter's value by key (isa/config.def): {"gemm.block_in": 16, ...}."""
+        return self._hw.values()
 
     def __getitem__(self, key):
         params = self.params()
@@ -100,6 +107,7 @@ class Config:
         """A validated copy with ``changes`` ({dotted key: value}) applied."""
         tree = self.to_dict()
         source = f"config '{self.name}' with changes"
+        check_keys(changes, source)
         for key, value in changes.items():
             _set_dotted(tree, key, value, source)
         if name is not None:

@@ -21,7 +21,7 @@ import numpy as np
 
 from tessera import area as area_model
 from tessera import energy
-from tessera.config import Config
+from tessera.config import Config, check_keys
 from tessera.errors import TesseraError
 from tessera.model import compile as compile_model
 from tessera.model import import_model
@@ -81,6 +81,10 @@ def resolve_spec(spec, base_dir="."):
     spec.setdefault("target", "sim")
     spec.setdefault("options", {})
     spec.setdefault("objectives", ["latency_us", "energy_uj", "sram_kib"])
+    try:
+        check_keys(swept_keys(spec), "sweep spec: parameters")
+    except TesseraError as e:
+        raise ValueError(str(e)) from None
     return spec
 
 

@@ -38,6 +38,14 @@ def test_with_changes_rejects_with_the_key(default_cfg, change, words):
     assert e.value.code == "invalid argument"
 
 
+def test_params_are_the_config_table(default_cfg):
+    rows = {p["key"]: p for p in tessera.params()}
+    assert rows["gemm.block_in"]["kind"] == "pow2" and rows["dram.latency_cycles"]["unit"] == "cycles"
+    assert rows["clock_mhz"]["effect"] == "timing" and rows["gemm.batch"]["effect"] == "behaviour"
+    assert set(default_cfg.params()) == set(rows)  # every parameter has a value, nothing else
+    assert default_cfg.params()["clock_mhz"] == 100.0
+
+
 def test_load_config_errors(tmp_path):
     with pytest.raises(tessera.TesseraError, match="nope.json"):
         tessera.load_config(tmp_path / "nope.json")

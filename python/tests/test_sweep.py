@@ -171,3 +171,10 @@ def test_sweep_on_a_cluster_by_address(demo_sweep, tmp_path):
     assert [r["status"] for r in got] == ["ok", "ok"]
     assert got[0]["digits.cycles"] < got[1]["digits.cycles"]
     assert len(client.scheduler_info()["workers"]) == 3  # still up: an existing cluster is not closed
+
+
+def test_spec_with_an_unknown_parameter_is_refused(root):
+    spec = {"base_config": str(root / "configs" / "default.json"), "parameters": {"dram.latncy": [8]},
+            "models": []}
+    with pytest.raises(ValueError, match="dram.latncy"):
+        sweep.resolve_spec(spec)
