@@ -157,6 +157,8 @@ TEST(AsyncDevice, DeviceWatchdogEndsTheRunBeforeTheHostDeadline) {
   EXPECT_EQ(s.code(), StatusCode::kDeadlineExceeded) << s.ToString();
   EXPECT_NE(s.message().find("failed: watchdog timeout at instruction 0: slow device detail"), std::string::npos)
       << s.message();
+  ASSERT_TRUE(s.fault()) << "the fault travels as data";
+  EXPECT_EQ(*s.fault(), (Fault{static_cast<uint32_t>(regs::ErrorCode::kWatchdog), 0}));
   EXPECT_EQ(f.dev->ReadStatus().error_code, regs::ErrorCode::kWatchdog);
   EXPECT_EQ(f.dev->aborts(), 0) << "the device stopped itself: the host must not abort";
   const uint64_t watchdog = f.dev->ReadReg64(regs::kWatchdogLo);
@@ -172,6 +174,8 @@ TEST(AsyncDevice, HostDeadlineAbortsAHungDevice) {
   const Status s = f.dev->Run(f.insns, 4, 1);
   EXPECT_EQ(s.code(), StatusCode::kDeadlineExceeded) << s.ToString();
   EXPECT_NE(s.message().find("host deadline passed; the run was aborted"), std::string::npos) << s.message();
+  ASSERT_TRUE(s.fault());
+  EXPECT_EQ(*s.fault(), (Fault{static_cast<uint32_t>(regs::ErrorCode::kAbortedByHost), regs::kNoInsn}));
   EXPECT_EQ(f.dev->aborts(), 1);
   const DeviceStatus st = f.dev->ReadStatus();
   EXPECT_TRUE(st.error);
@@ -193,6 +197,8 @@ TEST(AsyncDevice, FaultRaisedWhileWaitingNamesCodeAndInstruction) {
   EXPECT_EQ(s.code(), StatusCode::kOutOfRange) << s.ToString();
   EXPECT_NE(s.message().find("failed: memory fault at instruction 2: slow device detail"), std::string::npos)
       << s.message();
+  ASSERT_TRUE(s.fault());
+  EXPECT_EQ(*s.fault(), (Fault{static_cast<uint32_t>(regs::ErrorCode::kMemoryFault), 2}));
   EXPECT_EQ(f.dev->polls(), 3);
   EXPECT_EQ(f.dev->aborts(), 0);
 }

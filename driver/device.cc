@@ -164,10 +164,11 @@ Status Device::Wait() {
     if (!(st & regs::kStatusBusy)) return FailedPreconditionError("device '{}': wait without a started run", target_);
     if (bounded && Clock::now() > deadline) {
       WriteReg(regs::kCtrl, regs::kCtrlAbort);
-      return DeadlineExceededError(
+      const Status late = DeadlineExceededError(
           "device '{}': run of {} instructions at 0x{:x} did not finish within its watchdog of {} cycles ({} ms; "
           "host deadline passed; the run was aborted)",
           target_, launch_count_, launch_addr_, launch_watchdog_, timeout_ms);
+      return late.WithFault(regs::MakeFault(regs::ErrorCode::kAbortedByHost));
     }
     WhileWaiting();
   }
