@@ -103,7 +103,11 @@ class Parser {
     if (c == '%' || c == '@') {
       ++pos_;
       tok_.kind = c == '%' ? Tok::kValue : Tok::kAt;
-      if (pos_ < text_.size() && text_[pos_] == '"') return LexString(&tok_.text);
+      if (pos_ < text_.size() && text_[pos_] == '"') {
+        TSR_RETURN_IF_ERROR(LexString(&tok_.text));
+        if (c == '%' && tok_.text.empty()) return Error(tok_, "a value name cannot be empty");
+        return OkStatus();
+      }
       size_t start = pos_;
       while (pos_ < text_.size() && IsIdentChar(text_[pos_])) ++pos_;
       if (pos_ == start) return Error(tok_, std::string("expected a name after '") + c + "'");

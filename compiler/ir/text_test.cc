@@ -152,6 +152,13 @@ TEST(Text, ConstantSizeIsCheckedBeforeAllocation) {
             "t.tir:2:32: constant '%c' declares 2147483648 elements but the file has only 15 bytes left");
 }
 
+// Found by fuzz_tir (libFuzzer): an empty quoted value name reached a
+// TSR_CHECK in Graph and aborted.
+TEST(Text, EmptyValueNamesAreErrors) {
+  EXPECT_EQ(ParseError("graph @g(%x: f32[1], %\"\": u8[4]) {\n  return %x\n}"),
+            "t.tir:1:22: a value name cannot be empty");
+}
+
 TEST(Text, ParsedGraphsStillNeedTheVerifier) {
   // Structurally fine, but the recorded type is wrong: the parser keeps it, Verify rejects it.
   auto g = ParseGraph("graph @g(%x: f32[2]) {\n  %y: f32[3] = relu(%x)\n  return %y\n}");
