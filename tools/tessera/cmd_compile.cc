@@ -13,6 +13,18 @@
 namespace tessera::cli {
 namespace {
 
+// True when the model arrived quantized (QDQ or QOperator form): some value
+// carries quantization parameters before any --calib quantization.
+bool AlreadyQuantized(const ir::Graph& g) {
+  for (const ir::Node* n : g.nodes()) {
+    for (const ir::Value* v : n->inputs())
+      if (v->type().quant) return true;
+    for (const ir::Value* v : n->outputs())
+      if (v->type().quant) return true;
+  }
+  return false;
+}
+
 struct CompileOpts {
   std::string model, config, output;
   int64_t im2col_channels = 8;
@@ -44,7 +56,8 @@ Status RunCompile(const CompileOpts& o) {
     if (st.kind() == tsr::Step::ACCEL) ++accel, predicted += st.predicted_cycles(), macs += st.useful_macs();
     if (st.kind() != tsr::Step::CPU) continue;
     ++cpu;
-    for (const char* op : {"conv", "conv_transpose", "gemm", "matmul"}) float_layers += st.op() == op;
+    for (const char* op : {"conv", "conv_transpose", "gemm", "matmul", "qlinear_conv", "qlinear_matmul"})
+      float_layers += st.op() == op;
   }
   const double front_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   const double back_ms = std::chrono::duration<double, std::milli>(t2 - t1).count();
@@ -54,7 +67,14 @@ Status RunCompile(const CompileOpts& o) {
       o.model.c_str(), o.output.c_str(), cfg.name.c_str(), accel, cpu, static_cast<long long>(predicted),
       predicted / cfg.clock_mhz / 1000.0, cfg.clock_mhz, static_cast<long long>(macs));
   std::printf("compile time: %.1f ms (front half %.1f ms, back half %.1f ms)\n", front_ms + back_ms, front_ms, back_ms);
-  if (!calib && float_layers > 0)
+  // Never blame a missing --calib for a model that is quantized already.
+  if (!calib && float_layers > 0 && AlreadyQuantized(*front.graph))
+    std::printf(
+        "note: %d convolution/matmul layers of this quantized model stay on the CPU: their quantization "
+        "(element types, zero points, scales) is not one the accelerator runs; `tessera inspect` on the .tsr "
+        "names each layer\n",
+        float_layers);
+  else if (!calib && float_layers > 0)
     std::printf(
         "note: %d float convolution/matmul layers stay on the CPU because no --calib was given; pass "
         "--calib X.npy to quantize them\n",
