@@ -52,3 +52,19 @@ find_package(Python 3 QUIET COMPONENTS Interpreter Development.Module)
 tessera_require(Python_Development.Module_FOUND python3-dev "the Python headers (for the binding)")
 find_package(pybind11 CONFIG QUIET)
 tessera_require(pybind11_FOUND pybind11-dev "pybind11 (for the Python binding)")
+
+# SystemC 2.3.4 with TLM-2.0 (hw/systemc, the `systemc` backend, the virtual
+# platform example). Optional: without it `systemc` stays a registry row that
+# says how to get it.
+find_path(TESSERA_SYSTEMC_INCLUDE_DIR systemc.h)
+find_library(TESSERA_SYSTEMC_LIBRARY systemc)
+if(TESSERA_SYSTEMC_INCLUDE_DIR AND TESSERA_SYSTEMC_LIBRARY AND EXISTS ${TESSERA_SYSTEMC_INCLUDE_DIR}/tlm.h)
+  set(TESSERA_HAVE_SYSTEMC ON)
+  add_library(SystemC::systemc UNKNOWN IMPORTED)
+  set_target_properties(SystemC::systemc PROPERTIES IMPORTED_LOCATION ${TESSERA_SYSTEMC_LIBRARY}
+                        INTERFACE_INCLUDE_DIRECTORIES ${TESSERA_SYSTEMC_INCLUDE_DIR})
+else()
+  set(TESSERA_HAVE_SYSTEMC OFF)
+  message(STATUS "SystemC not found: the systemc target is not built (install the Debian package 'libsystemc-dev'; "
+                 "tools/install-deps.sh does it)")
+endif()

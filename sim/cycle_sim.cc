@@ -22,13 +22,7 @@ class DramSource final : public InstructionSource {
     uint8_t word[kInsnBytes];
     const uint64_t a = addr_ + static_cast<uint64_t>(index) * kInsnBytes;
     dram_->ReadUnchecked(a, word, kInsnBytes);
-    auto in = tessera::Decode(cfg_, LoadWord(word));
-    if (!in.ok())
-      return in.status()
-          .WithContext(fmt::format("instruction {} at DRAM 0x{:x}", index, a))
-          .WithFault(regs::MakeFault(regs::ErrorCode::kIllegalInstruction, index));
-    TSR_RETURN_IF_ERROR(CheckFinishPlacement(cfg_, *in, index, count_));
-    *out = *in;
+    TSR_ASSIGN_OR_RETURN(*out, DecodeStreamWord(cfg_, word, index, a, count_));
     return OkStatus();
   }
 
@@ -39,13 +33,7 @@ class DramSource final : public InstructionSource {
     else
       core_.Count(in);
     if (in.op() != Opcode::kAlu) return int64_t{0};
-    int64_t cycles = 0, prev_src = timing::kNoSource;
-    const bool reads_src = timing::AluReadsSource(in);
-    TSR_RETURN_IF_ERROR(core_.ForEachIteration(in, index, [&](const LoopIndex& ix) {
-      cycles += timing::AluIterationCycles(reads_src, ix.src, prev_src);
-      prev_src = ix.src;
-    }));
-    return cycles;
+    return AluIterationCyclesOf(core_, in, index);
   }
 
   void Finished(CycleStats* stats) override { stats->counters.Add(core_.stats()); }
@@ -60,6 +48,27 @@ class DramSource final : public InstructionSource {
 };
 
 }  // namespace
+
+StatusOr<Instruction> DecodeStreamWord(const HwConfig& cfg, const uint8_t* word, int64_t index, uint64_t addr,
+                                       int64_t count) {
+  auto in = tessera::Decode(cfg, LoadWord(word));
+  if (!in.ok())
+    return in.status()
+        .WithContext(fmt::format("instruction {} at DRAM 0x{:x}", index, addr))
+        .WithFault(regs::MakeFault(regs::ErrorCode::kIllegalInstruction, index));
+  TSR_RETURN_IF_ERROR(CheckFinishPlacement(cfg, *in, index, count));
+  return *in;
+}
+
+StatusOr<int64_t> AluIterationCyclesOf(const Core& core, const Instruction& in, int64_t index) {
+  int64_t cycles = 0, prev_src = timing::kNoSource;
+  const bool reads_src = timing::AluReadsSource(in);
+  TSR_RETURN_IF_ERROR(core.ForEachIteration(in, index, [&](const LoopIndex& ix) {
+    cycles += timing::AluIterationCycles(reads_src, ix.src, prev_src);
+    prev_src = ix.src;
+  }));
+  return cycles;
+}
 
 CycleSim::CycleSim(const HwConfig& cfg, Dram* dram) : cfg_(cfg), dram_(dram), core_(cfg, dram) {}
 CycleSim::~CycleSim() = default;

@@ -31,6 +31,15 @@ struct CycleOptions {
   bool visit_every_cycle = false;
 };
 
+// Instruction `index` of a `count`-instruction stream decoded from its
+// 16-byte word (read from DRAM address `addr`) with the stream rules every
+// engine applies at dispatch: an illegal word or a misplaced FINISH faults.
+StatusOr<Instruction> DecodeStreamWord(const HwConfig& cfg, const uint8_t* word, int64_t index, uint64_t addr,
+                                       int64_t count);
+// The iteration cycles of an ALU instruction: the operand rule of
+// sim/timing.h over its loop nest, which reads the uops in the scratchpad.
+StatusOr<int64_t> AluIterationCyclesOf(const Core& core, const Instruction& in, int64_t index);
+
 class CycleSim {
  public:
   CycleSim(const HwConfig& cfg, Dram* dram);

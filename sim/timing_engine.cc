@@ -103,6 +103,7 @@ class Engine {
  private:
   // ---- one cycle -----------------------------------------------------------
   Status Step(int64_t t) {
+    TSR_RETURN_IF_ERROR(src_.AtCycle(t));
     // Phase 1: memory completions.
     if (port_.Retire(t) > 0) changed_ = true;
     while (!fetch_blocks_.empty() && fetch_blocks_.front().first == t) {

@@ -28,6 +28,13 @@ class InstructionSource {
   // return the sum of its iteration cycles (the operand rule, which depends on
   // the uops in the scratchpad); otherwise 0.
   virtual StatusOr<int64_t> Start(const Instruction& in, int64_t index) = 0;
+  // Cycle `cycle` begins (every visited cycle, before its phases): a source
+  // that lives in simulated time (SystemC) advances its clock here. An error
+  // stops the run.
+  virtual Status AtCycle(int64_t cycle) {
+    (void)cycle;
+    return OkStatus();
+  }
   // The run reached FINISH; `stats` holds the timing statistics so far.
   virtual void Finished(CycleStats* stats) { (void)stats; }
 };

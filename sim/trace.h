@@ -21,6 +21,23 @@ class TraceSink {
   virtual void Counter(const std::string& name, int64_t cycle, int64_t value) = 0;
 };
 
+// Forwards to `out` with cycles shifted by `offset` (a run on a device
+// timeline that began `offset` cycles earlier).
+class OffsetTrace final : public TraceSink {
+ public:
+  OffsetTrace(TraceSink* out, int64_t offset) : out_(out), offset_(offset) {}
+  void Span(int track, const std::string& name, int64_t start, int64_t end, int64_t index) override {
+    out_->Span(track, name, start + offset_, end + offset_, index);
+  }
+  void Counter(const std::string& name, int64_t cycle, int64_t value) override {
+    out_->Counter(name, cycle + offset_, value);
+  }
+
+ private:
+  TraceSink* out_;
+  int64_t offset_;
+};
+
 class ChromeTrace : public TraceSink {
  public:
   explicit ChromeTrace(double clock_mhz) : clock_mhz_(clock_mhz) {}

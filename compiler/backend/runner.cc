@@ -131,7 +131,8 @@ struct ModelRunner::Impl {
           "the largest layer's loaded (config '{}')",
           cfg.dram_size_bytes, data, code.streamed, cfg.name);
     }
-    TSR_ASSIGN_OR_RETURN(std::unique_ptr<Device> dev, OpenDevice(target, cfg, dopts));
+    TSR_ASSIGN_OR_RETURN(std::unique_ptr<Device> dev,
+                         opts.open_device ? opts.open_device(cfg, dopts) : OpenDevice(target, cfg, dopts));
     TSR_ASSIGN_OR_RETURN(rt, Runtime::Create(std::move(dev)));
     // Constants are packed from the graph into one reused buffer, sized once for the largest, and copied in.
     uint64_t largest = 0;

@@ -5,6 +5,7 @@
 // recording once; each Run then only moves activations and launches layers.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,6 +44,8 @@ struct RunnerOptions {
   int64_t timeout_ms = -1;                  // per device run; < 0: the runtime's default
   TraceSink* trace = nullptr;   // targets with timing: instruction spans, plus one span per layer on track 4
   BackendOptionValues backend;  // the target's own options
+  // Opens the device instead of the registry (SessionOptions::open_device).
+  std::function<StatusOr<std::unique_ptr<Device>>(const HwConfig&, const DeviceOptions&)> open_device;
 };
 
 class ModelRunner {

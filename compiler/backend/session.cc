@@ -75,6 +75,7 @@ StatusOr<std::unique_ptr<Session>> Session::Open(std::unique_ptr<tsr::Model> mod
   ro.target = opts.target;
   ro.timeout_ms = opts.timeout_ms;
   ro.backend = opts.backend;
+  ro.open_device = opts.open_device;
   if (opts.device_config) ro.device_config = &*opts.device_config;
   TSR_ASSIGN_OR_RETURN(const BackendInfo* backend, FindBackend(opts.target));
   if (opts.trace && backend->has_timing) {

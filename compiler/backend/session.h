@@ -34,6 +34,9 @@ struct SessionOptions {
   int64_t timeout_ms = -1;                // per device run; < 0: the runtime's default
   bool trace = false;                     // keep a timeline for TraceJson
   BackendOptionValues backend;            // the target's own options
+  // Opens the device instead of the registry (a virtual platform's device
+  // over its bus); `target` still names the registry row it behaves as.
+  std::function<StatusOr<std::unique_ptr<Device>>(const HwConfig&, const DeviceOptions&)> open_device;
 };
 
 // One step of the model summed over the batches of a run.

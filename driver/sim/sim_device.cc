@@ -11,22 +11,6 @@ namespace {
 
 constexpr char kTimingOnly[] = "timing-only";
 
-// Shifts a run's cycles by the device time before it.
-class OffsetTrace final : public TraceSink {
- public:
-  OffsetTrace(TraceSink* out, int64_t offset) : out_(out), offset_(offset) {}
-  void Span(int track, const std::string& name, int64_t start, int64_t end, int64_t index) override {
-    out_->Span(track, name, start + offset_, end + offset_, index);
-  }
-  void Counter(const std::string& name, int64_t cycle, int64_t value) override {
-    out_->Counter(name, cycle + offset_, value);
-  }
-
- private:
-  TraceSink* out_;
-  int64_t offset_;
-};
-
 class CycleDevice final : public SimulatedDevice {
  public:
   CycleDevice(const HwConfig& cfg, const DeviceOptions& opts)

@@ -8,6 +8,7 @@
 
 #include <functional>
 
+#include "driver/registry.h"
 #include "isa/asm.h"
 #include "isa/config.h"
 #include "isa/regs.h"
@@ -54,6 +55,32 @@ Fault RunOn(const HwConfig& cfg, const Case& c, bool cycle) {
   return s.fault().value_or(Fault{});
 }
 
+#ifdef TESSERA_HAVE_SYSTEMC
+// The same case on the `systemc` device, through the register protocol: the
+// damaged DRAM is copied in, the run launched by register writes (INSN_COUNT
+// 0 included) and the fault read back from ERROR_CODE / ERROR_INSN.
+Fault RunOnSystemc(const HwConfig& cfg, const Case& c) {
+  auto prog = Assemble(cfg, c.text, c.name);
+  if (!prog.ok()) return {};
+  Dram dram(cfg.dram_size_bytes);
+  EXPECT_TRUE(LoadProgram(cfg, *prog, &dram).ok());
+  if (c.damage) c.damage(cfg, &dram);
+  auto dev = OpenDevice("systemc", cfg);
+  EXPECT_TRUE(dev.ok()) << dev.status().ToString();
+  if (!dev.ok()) return {};
+  for (const auto& [addr, bytes] : dram.Segments()) EXPECT_TRUE((*dev)->Write(addr, bytes.data(), bytes.size()).ok());
+  const int64_t count = c.count >= 0 ? c.count : static_cast<int64_t>(prog->insns.size());
+  (*dev)->WriteReg(regs::kInsnAddrLo, static_cast<uint32_t>(prog->text_addr));
+  (*dev)->WriteReg(regs::kInsnCount, static_cast<uint32_t>(count));
+  (*dev)->WriteReg(regs::kWatchdogLo, 100000);
+  (*dev)->WriteReg(regs::kCtrl, regs::kCtrlStart);
+  Status s = (*dev)->Wait();
+  EXPECT_FALSE(s.ok()) << c.name << " on systemc";
+  const DeviceStatus st = (*dev)->ReadStatus();
+  return Fault{static_cast<uint32_t>(st.error_code), st.error_insn};
+}
+#endif
+
 TEST(FaultEquality, RefAndSimReportTheSameCodeAndInstruction) {
   const HwConfig cfg = testing::LoadConfigOrDie("configs/default.json");
   const Case cases[] = {
@@ -87,6 +114,11 @@ TEST(FaultEquality, RefAndSimReportTheSameCodeAndInstruction) {
     EXPECT_EQ(ref.insn, c.insn) << c.name << ": ref";
     EXPECT_TRUE(ref == sim) << c.name << ": ref code " << ref.code << " insn " << ref.insn << ", sim code " << sim.code
                             << " insn " << sim.insn;
+#ifdef TESSERA_HAVE_SYSTEMC
+    const Fault sc = RunOnSystemc(cfg, c);
+    EXPECT_TRUE(sim == sc) << c.name << ": sim code " << sim.code << " insn " << sim.insn << ", systemc code "
+                           << sc.code << " insn " << sc.insn;
+#endif
   }
 }
 
