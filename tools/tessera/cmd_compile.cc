@@ -1,10 +1,12 @@
 // `tessera compile MODEL.onnx|FILE.tir -c CONFIG [--calib X.npy] -o MODEL.tsr`:
 // the front half (import, passes, int8 quantization), then partitioning,
-// tiling and code generation for the config, written as a .tsr artifact.
+// tiling and code generation for the config, written as a .tsr artifact; the
+// summary gives the accelerator's MAC share and the host round trips.
 #include <chrono>
 #include <cstdio>
 
 #include "compiler/backend/compile.h"
+#include "compiler/backend/offload.h"
 #include "compiler/backend/tsr.pb.h"
 #include "isa/config.h"
 #include "tools/tessera/cli.h"
@@ -66,6 +68,10 @@ Status RunCompile(const CompileOpts& o) {
       "(%.3f ms at %g MHz), %lld MACs\n",
       o.model.c_str(), o.output.c_str(), cfg.name.c_str(), accel, cpu, static_cast<long long>(predicted),
       predicted / cfg.clock_mhz / 1000.0, cfg.clock_mhz, static_cast<long long>(macs));
+  const backend::OffloadSummary off = backend::SummarizeOffload(*m, *front.graph);
+  std::printf("offload: %.1f%% of %lld MACs on the accelerator; %lld host round trips (%lld bytes)\n",
+              100.0 * off.mac_share(), static_cast<long long>(off.total_macs), static_cast<long long>(off.round_trips),
+              static_cast<long long>(off.round_trip_bytes));
   std::printf("compile time: %.1f ms (front half %.1f ms, back half %.1f ms)\n", front_ms + back_ms, front_ms, back_ms);
   // Never blame a missing --calib for a model that is quantized already.
   if (!calib && float_layers > 0 && AlreadyQuantized(*front.graph))
