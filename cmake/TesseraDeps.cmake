@@ -68,3 +68,13 @@ else()
   message(STATUS "SystemC not found: the systemc target is not built (install the Debian package 'libsystemc-dev'; "
                  "tools/install-deps.sh does it)")
 endif()
+
+# The RTL's tools (hw/rtl): Verilator (lint, the Verilated models) and Yosys
+# (synthesis checks). Optional for the library; without them the RTL tests
+# are not defined, and configuration says so.
+find_program(TESSERA_VERILATOR verilator)
+find_program(TESSERA_YOSYS yosys)
+if(NOT TESSERA_VERILATOR OR NOT TESSERA_YOSYS)
+  message(STATUS "Tessera: the RTL checks need Verilator and Yosys (Debian packages 'verilator', 'yosys'; "
+                 "tools/install-deps.sh installs them): hw/rtl tests are skipped.")
+endif()

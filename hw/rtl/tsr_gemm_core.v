@@ -1,0 +1,95 @@
+// GEMM core: BATCH x BLOCK_OUT dot products of length BLOCK_IN per uop
+// iteration (BATCH*BLOCK_IN*BLOCK_OUT multipliers), one iteration accepted per
+// cycle, result after PIPE cycles (timing.gemm_pipeline_depth, P_gemm).
+// The products and their sum flow through PIPE register stages; the
+// output adds the accumulator operand, which the caller supplies in the cycle
+// the result leaves (acc_in, from the scratchpad or forwarded from the
+// iteration that wrote the same entry), so back-to-back iterations on one
+// entry need no stall. A reset iteration produces zero.
+// Contract: in_valid/in_reset/in_dst enter with inp and wgt; out_valid,
+// out_reset and out_dst appear PIPE cycles later together with out_acc.
+// Lane layouts follow the scratchpad rows: inp[b][k], wgt[o][k], acc[b][o].
+module tsr_gemm_core #(
+    parameter int BATCH = 1,
+    parameter int BLOCK_IN = 16,
+    parameter int BLOCK_OUT = 16,
+    parameter int INP_BITS = 8,
+    parameter int WGT_BITS = 8,
+    parameter int ACC_BITS = 32,
+    parameter int PIPE = 4,
+    parameter int IDX_W = 12
+) (
+    input  logic                                  clk,
+    input  logic                                  rst,
+    input  logic                                  in_valid,
+    input  logic                                  in_reset,
+    input  logic [                     IDX_W-1:0] in_dst,
+    input  logic [   BATCH*BLOCK_IN*INP_BITS-1:0] inp,
+    input  logic [BLOCK_OUT*BLOCK_IN*WGT_BITS-1:0] wgt,
+    output logic                                  out_valid,
+    output logic                                  out_reset,
+    output logic [                     IDX_W-1:0] out_dst,
+    input  logic [  BATCH*BLOCK_OUT*ACC_BITS-1:0] acc_in,
+    output logic [  BATCH*BLOCK_OUT*ACC_BITS-1:0] out_acc
+);
+  localparam int LANES = BATCH * BLOCK_OUT;
+  localparam int STAGES = PIPE;  // >= 1, checked by isa/config.cc
+
+  // Dot products, wrapped to ACC_BITS like isa/alu.h's accumulator.
+  logic [LANES*ACC_BITS-1:0] dot;
+  always_comb begin
+    for (int b = 0; b < BATCH; b++) begin
+      for (int o = 0; o < BLOCK_OUT; o++) begin
+        logic [ACC_BITS-1:0] sum;
+        sum = '0;
+        for (int k = 0; k < BLOCK_IN; k++) begin
+          logic signed [INP_BITS-1:0] x;
+          logic signed [WGT_BITS-1:0] w;
+          x = inp[(b*BLOCK_IN+k)*INP_BITS+:INP_BITS];
+          w = wgt[(o*BLOCK_IN+k)*WGT_BITS+:WGT_BITS];
+          sum = sum + ACC_BITS'(x * w);
+        end
+        dot[(b*BLOCK_OUT+o)*ACC_BITS+:ACC_BITS] = in_reset ? '0 : sum;
+      end
+    end
+  end
+
+  // PIPE stages of products in flight (retimed by synthesis).
+  logic [LANES*ACC_BITS-1:0] pipe_dot[STAGES];
+  logic [STAGES-1:0] pipe_valid, pipe_reset;
+  logic [IDX_W-1:0] pipe_dst[STAGES];
+
+  always_ff @(posedge clk) begin
+    pipe_dot[0] <= dot;
+    pipe_dst[0] <= in_dst;
+    for (int s = 1; s < STAGES; s++) begin
+      pipe_dot[s] <= pipe_dot[s-1];
+      pipe_dst[s] <= pipe_dst[s-1];
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      pipe_valid <= '0;
+      pipe_reset <= '0;
+    end else begin
+      pipe_valid[0] <= in_valid;
+      pipe_reset[0] <= in_reset;
+      for (int s = 1; s < STAGES; s++) begin
+        pipe_valid[s] <= pipe_valid[s-1];
+        pipe_reset[s] <= pipe_reset[s-1];
+      end
+    end
+  end
+
+  // Last stage: accumulate (or write zero for a reset iteration).
+  assign out_valid = pipe_valid[STAGES-1];
+  assign out_reset = pipe_reset[STAGES-1];
+  assign out_dst = pipe_dst[STAGES-1];
+  always_comb begin
+    for (int l = 0; l < LANES; l++) begin
+      out_acc[l*ACC_BITS+:ACC_BITS] = out_reset ? '0 :
+          acc_in[l*ACC_BITS+:ACC_BITS] + pipe_dot[STAGES-1][l*ACC_BITS+:ACC_BITS];
+    end
+  end
+endmodule
