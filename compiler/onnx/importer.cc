@@ -211,7 +211,12 @@ StatusOr<bool> BindInputShapes(onnx::GraphProto* g, const std::string& name, con
       return InvalidArgumentError("{}: input '{}' has no declared shape; give one explicitly", name, in.name());
     for (int i = 0; i < shape->dim_size(); ++i) {
       auto* d = shape->mutable_dim(i);
-      if (d->has_dim_value() && d->dim_value() >= 0) continue;
+      if (d->has_dim_value()) {
+        if (d->dim_value() < 0)
+          return InvalidArgumentError("{}: input '{}' dimension {} is {}; a dimension is >= 0 or symbolic", name,
+                                      in.name(), i, d->dim_value());
+        continue;
+      }
       if (opt.symbolic_dim_value <= 0)
         return InvalidArgumentError("{}: input '{}' dimension {} is symbolic ('{}'); give a concrete shape", name,
                                     in.name(), i, d->dim_param());

@@ -301,6 +301,24 @@ TEST(Importer, SymbolicDimensionsNeedABinding) {
   EXPECT_EQ(ImportError(m, o), "m.onnx: a shape was given for 'nope', which is not a graph input");
 }
 
+// A negative dimension is not symbolic: it is refused, naming the input, even
+// when symbolic dimensions have a value (issue 15, finding 11).
+TEST(Importer, NegativeDimensionsAreErrors) {
+  onnx::ModelProto m = SmallCnn();
+  m.mutable_graph()
+      ->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(1)
+      ->set_dim_value(-1);
+  const std::string want = "m.onnx: input 'x' dimension 1 is -1; a dimension is >= 0 or symbolic";
+  EXPECT_EQ(ImportError(m), want);
+  ImportOptions o;
+  o.symbolic_dim_value = 2;
+  EXPECT_EQ(ImportError(m, o), want);
+}
+
 class ExternalData : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
 
 #include "isa/base/status.h"
 
@@ -11,6 +13,10 @@ namespace tessera::cli {
 
 // Prints the error to stderr and returns the exit code to use (1).
 int Fail(const Status& status);
+
+// Accepts an integer >= lo; otherwise CLI11 reports
+// "--NAME: must be an integer >= LO, got VALUE".
+CLI::Validator AtLeast(int64_t lo);
 
 // Makes `run` (returning Status) the callback of `cmd`; a failure is printed
 // and sets exit_code.

@@ -99,7 +99,7 @@ void AddCompileCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--im2col-channels", o->im2col_channels,
                   "Gather patches on the host for first-layer convolutions with fewer input channels (0: never)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(AtLeast(0));
   cmd->add_flag("--cpu-fallback", o->cpu_fallback,
                 "Run layers whose tiles do not fit the config on the CPU instead of failing");
   AddCompileFlags(cmd, &o->flags, true);

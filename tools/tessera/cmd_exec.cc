@@ -199,7 +199,7 @@ void AddExecCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--insn-log", o->insn_log,
                   "Targets with timing: write each instruction's start and end cycle as CSV");
   cmd->add_option("--max-cycles", o->max_cycles, "Targets with timing: the device watchdog in cycles (default: none)")
-      ->check(CLI::PositiveNumber);
+      ->check(AtLeast(1));
   cmd->add_option("--dram-in", o->dram_in, "DRAM image loaded over the program's data before the run");
   cmd->add_option("--dram-out", o->dram_out, "Write the DRAM image after the run");
   cmd->add_option("--stats-json", o->stats_json, "Write the run's counters as JSON");

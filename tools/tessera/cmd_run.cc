@@ -175,7 +175,7 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
   cmd->add_flag("--profile", o->profile, ".onnx/.tir: print the time of every node");
   cmd->add_option("--repeat", o->repeat,
                   "Run this many times: .tsr reports each run's and the mean host time, .onnx/.tir the best")
-      ->check(CLI::PositiveNumber);
+      ->check(AtLeast(1));
   AddCompileFlags(cmd, &o->flags, false);
   AddBackendFlags(cmd, &o->backend);
   OnRun(cmd, exit_code, [o] { return RunModel(*o); });

@@ -1,6 +1,7 @@
 #include "tools/tessera/compile_flags.h"
 
 #include "compiler/pipeline/npy_tensor.h"
+#include "tools/tessera/cli.h"
 
 namespace tessera::cli {
 
@@ -10,8 +11,7 @@ void AddCompileFlags(CLI::App* cmd, CompileFlags* f, bool with_batch) {
       ->check(CLI::IsMember({"minmax", "percentile"}));
   cmd->add_option("--percentile", f->percentile, "Percentile of |x| for --observer percentile (default 99.99)");
   if (with_batch)
-    cmd->add_option("--batch", f->batch, "Value for symbolic input dimensions (e.g. batch size)")
-        ->check(CLI::PositiveNumber);
+    cmd->add_option("--batch", f->batch, "Value for symbolic input dimensions (e.g. batch size)")->check(AtLeast(1));
   cmd->add_option("--input-shape", f->input_shapes, "Input shape NAME=D0xD1x... (repeatable)");
 }
 

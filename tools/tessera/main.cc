@@ -12,6 +12,16 @@ int Fail(const Status& status) {
   return 1;
 }
 
+CLI::Validator AtLeast(int64_t lo) {
+  return CLI::Validator(
+      [lo](std::string& text) -> std::string {
+        int64_t v = 0;
+        if (CLI::detail::lexical_cast(text, v) && v >= lo) return {};
+        return "must be an integer >= " + std::to_string(lo) + ", got " + text;
+      },
+      "INT>=" + std::to_string(lo));
+}
+
 }  // namespace tessera::cli
 
 int main(int argc, char** argv) {
