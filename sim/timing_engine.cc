@@ -12,6 +12,7 @@
 #include "isa/asm.h"
 #include "isa/config.h"
 #include "isa/regs.h"
+#include "sim/dma.h"
 #include "sim/mem_port.h"
 #include "sim/timing.h"
 #include "sim/tokens.h"
@@ -28,43 +29,14 @@ struct Queued {
   int64_t dispatched;  // cycle of dispatch; startable from the next cycle
 };
 
-// The bursts of one LOAD/STORE, generated in address order.
-struct Dma {
-  bool active = false, write = false;
-  uint64_t elem = 0, dram = 0, x_stride = 0, row_bytes = 0;
-  int64_t rows = 0, row = 0;
-  uint64_t offset = 0;
-  int64_t ready_base = 0;  // LOAD: R0; STORE: the cycle the out scratchpad read starts
-  int64_t y_pad0 = 0, y_size = 0, x_size = 0;
-  int64_t last_accept = -1, last_completion = 0;
-
-  bool Done() const { return row >= rows; }
-  uint64_t RowAddr() const { return (dram + static_cast<uint64_t>(row) * x_stride) * elem; }
-  int64_t RowReady() const {
-    return write ? timing::StoreRowReady(ready_base, y_pad0, y_size, x_size, row) : ready_base;
-  }
-  int64_t NextReady() const { return std::max(RowReady(), last_accept + 1); }
-};
-
 struct Unit {
   Module id;
   std::deque<Queued> queue;
   enum class State { kFree, kBusy, kPushing } state = State::kFree;
   int64_t index = -1, start = 0, end = kNever, busy_part = 0;
-  Dma dma;
+  DmaBursts dma;
   int64_t trailing_wait_queue = 0;
 };
-
-std::string SpanName(const Instruction& in) {
-  switch (in.op()) {
-    case Opcode::kLoad: return std::string("LOAD ") + std::string(FindMemType(in.mem)->name);
-    case Opcode::kStore: return "STORE";
-    case Opcode::kGemm: return in.reset ? "GEMM reset" : "GEMM";
-    case Opcode::kAlu: return std::string("ALU ") + std::string(FindAluOp(in.alu_op)->name);
-    case Opcode::kFinish: return "FINISH";
-  }
-  return "?";
-}
 
 class Engine {
  public:
@@ -135,7 +107,7 @@ class Engine {
     mc.wait_memory += len - busy;
     const Instruction& in = stream_[u.index];
     if (opts_.record_instructions) stats_.instructions.push_back({u.index, u.id, u.start, u.end});
-    if (opts_.trace) opts_.trace->Span(1 + static_cast<int>(u.id), SpanName(in), u.start, u.end, u.index);
+    if (opts_.trace) opts_.trace->Span(1 + static_cast<int>(u.id), InstructionSpanName(in), u.start, u.end, u.index);
     u.state = Unit::State::kPushing;
     changed_ = true;
   }
@@ -185,7 +157,7 @@ class Engine {
         return regs::FaultError(regs::ErrorCode::kWatchdog, -1,
                                 "watchdog: the run passes {} cycles without finishing: instruction {} ({}) starts "
                                 "in cycle {} and takes at least {} cycles",
-                                limit_, idx, SpanName(in), t, at_least);
+                                limit_, idx, InstructionSpanName(in), t, at_least);
     }
     // The instruction's effects happen at its start (for an ALU: its iteration cycles).
     TSR_ASSIGN_OR_RETURN(const int64_t alu_cycles, src_.Start(in, idx));
@@ -211,27 +183,9 @@ class Engine {
   }
 
   void StartDma(Unit& u, const Instruction& in, int64_t t) {
-    Dma& d = u.dma;
-    d = Dma();
-    d.active = true;
-    d.write = in.op() == Opcode::kStore;
-    d.elem = static_cast<uint64_t>(cfg_.ElementBytes(in.mem_type()));
-    d.dram = static_cast<uint64_t>(in.dram);
-    d.x_stride = static_cast<uint64_t>(in.x_stride);
-    d.y_pad0 = in.y_pad0, d.y_size = in.y_size, d.x_size = in.x_size;
-    const int64_t rows = in.y_pad0 + in.y_size + in.y_pad1, cols = in.x_pad0 + in.x_size + in.x_pad1;
-    int64_t pad = 0;
-    if (d.write) {
-      d.rows = cols > 0 ? rows : 0;
-      d.row_bytes = static_cast<uint64_t>(cols) * d.elem;
-      d.ready_base = timing::StoreReadStart(cfg_, t);
-    } else {
-      pad = timing::LoadPaddingEntries(in.y_pad0, in.y_size, in.y_pad1, in.x_pad0, in.x_size, in.x_pad1);
-      d.rows = in.x_size > 0 ? in.y_size : 0;
-      d.row_bytes = static_cast<uint64_t>(in.x_size) * d.elem;
-      d.ready_base = timing::LoadBurstsReady(cfg_, t, pad);
-    }
-    u.busy_part = timing::DmaBusyCycles(cfg_, pad, 0);
+    DmaBursts& d = u.dma;
+    d = DmaBursts::Start(cfg_, in, t);
+    u.busy_part = timing::DmaBusyCycles(cfg_, d.padding, 0);
     u.end = d.Done() ? timing::DmaEnd(t, d.ready_base, 0) : kNever;
   }
 
@@ -274,17 +228,14 @@ class Engine {
     }
     for (Module m : timing::kDmaPriority) {
       Unit& u = units_[static_cast<int>(m)];
-      Dma& d = u.dma;
+      DmaBursts& d = u.dma;
       if (u.state != Unit::State::kBusy || !d.active || d.Done() || d.NextReady() > t) continue;
-      const uint64_t a = d.RowAddr() + d.offset;
+      const uint64_t a = d.NextAddr();
       const uint64_t bytes = port_.BurstBytes(a, d.row_bytes - d.offset);
       auto g = port_.Accept(a, bytes, d.write, t);
       u.busy_part += g.beats;
-      d.last_accept = t;
-      d.last_completion = g.completion;
-      d.offset += bytes;
-      if (d.offset == d.row_bytes) ++d.row, d.offset = 0;
-      if (d.Done()) u.end = timing::DmaEnd(u.start, d.ready_base, g.completion);
+      d.Accepted(bytes, t, g.completion);
+      if (d.Done()) u.end = timing::DmaEnd(u.start, d.ready_base, d.last_completion);
       changed_ = true;
       return;
     }

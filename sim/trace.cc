@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "isa/base/file.h"
+#include "isa/isa.h"
 
 namespace tessera {
 namespace {
@@ -19,6 +20,17 @@ std::string Escape(const std::string& s) {
 }
 
 }  // namespace
+
+std::string InstructionSpanName(const Instruction& in) {
+  switch (in.op()) {
+    case Opcode::kLoad: return std::string("LOAD ") + std::string(FindMemType(in.mem)->name);
+    case Opcode::kStore: return "STORE";
+    case Opcode::kGemm: return in.reset ? "GEMM reset" : "GEMM";
+    case Opcode::kAlu: return std::string("ALU ") + std::string(FindAluOp(in.alu_op)->name);
+    case Opcode::kFinish: return "FINISH";
+  }
+  return "?";
+}
 
 void ChromeTrace::Span(int track, const std::string& name, int64_t start, int64_t end, int64_t index) {
   if (track >= 0 && track < 5) used_[track] = true;

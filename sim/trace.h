@@ -13,6 +13,11 @@
 
 namespace tessera {
 
+struct Instruction;
+
+// The span name of an instruction ("LOAD inp", "GEMM reset", "ALU add", ...).
+std::string InstructionSpanName(const Instruction& in);
+
 class TraceSink {
  public:
   virtual ~TraceSink() = default;

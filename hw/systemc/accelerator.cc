@@ -1,172 +1,20 @@
-// The accelerator's run: the timing engine over instructions fetched through
-// the initiator socket, their data moved by burst transactions and computed by
-// the shared core. Time: the engine's cycle t of a run that began at SystemC
-// time T0 is T0 + (t + stall) * period, where `stall` sums the cycles by which
-// the memory target was slower than the contract; the thread syncs with the
-// kernel when it runs a quantum ahead.
+// The accelerator: its register window, and the clock that runs each cycle's
+// phases through the modules (hw/systemc/modules.h). Time: cycle t of a run
+// that began at SystemC time T0 is T0 + t * period; the clock keeps that as
+// the quantum keeper's local offset and syncs when a quantum ahead.
 #include "hw/systemc/accelerator.h"
 
-#include <cmath>
 #include <cstring>
 
 #include "hw/systemc/memory.h"
-#include "isa/encoding.h"
 #include "isa/regs.h"
-#include "sim/cycle_sim.h"
 #include "sim/timing.h"
-#include "sim/timing_engine.h"
+#include "sim/tokens.h"
 #include "sim/trace.h"
 
 namespace tessera::systemc {
 
 using sc_core::sc_time;
-
-class Accelerator::Source final : public InstructionSource {
- public:
-  Source(Accelerator& a, uint64_t addr, int64_t count, uint64_t base, sc_time start)
-      : a_(a), port_(timing::Port::Of(a.cfg_)), addr_(addr), count_(count), base_(base), start_(start) {}
-
-  Status AtCycle(int64_t t) override {
-    cycle_ = t;
-    if (a_.abort_requested_)
-      return regs::FaultError(regs::ErrorCode::kAbortedByHost, -1, "aborted by the host (CTRL.ABORT) in cycle {}", t);
-    Advance();
-    return OkStatus();
-  }
-
-  Status Decode(int64_t index, Instruction* out) override {
-    if (index >= block_end_) {
-      const int64_t n = timing::FetchBlockInsns(addr_, index, count_);
-      block_.resize(static_cast<size_t>(n) * kInsnBytes);
-      TSR_RETURN_IF_ERROR(Bursts(tlm::TLM_READ_COMMAND, addr_ + static_cast<uint64_t>(index) * kInsnBytes,
-                                 block_.data(), block_.size(), index, static_cast<int>(regs::Unit::kFetch)));
-      block_begin_ = index;
-      block_end_ = index + n;
-    }
-    TSR_ASSIGN_OR_RETURN(*out, DecodeStreamWord(a_.cfg_, &block_[(index - block_begin_) * kInsnBytes], index,
-                                                addr_ + static_cast<uint64_t>(index) * kInsnBytes, count_));
-    return OkStatus();
-  }
-
-  StatusOr<int64_t> Start(const Instruction& in, int64_t index) override {
-    Core& core = a_.core_;
-    switch (in.op()) {
-      case Opcode::kLoad: TSR_RETURN_IF_ERROR(Load(in, index)); return int64_t{0};
-      case Opcode::kStore: TSR_RETURN_IF_ERROR(Store(in, index)); return int64_t{0};
-      case Opcode::kGemm:
-      case Opcode::kFinish: TSR_RETURN_IF_ERROR(core.Execute(in, index)); return int64_t{0};
-      case Opcode::kAlu: TSR_RETURN_IF_ERROR(core.Execute(in, index)); return AluIterationCyclesOf(core, in, index);
-    }
-    return int64_t{0};
-  }
-
-  void Finished(CycleStats* stats) override { stats->counters.Add(a_.core_.stats()); }
-
-  // Stall cycles by unit (regs::Unit order: fetch, load, compute, store).
-  const int64_t* stalls() const { return stall_; }
-  int64_t total_stall() const {
-    int64_t n = 0;
-    for (int64_t s : stall_) n += s;
-    return n;
-  }
-  int64_t cycle() const { return cycle_; }
-
-  // Brings local time to the current cycle; syncs when a quantum ahead.
-  void Advance() {
-    sc_time model = Now();
-    const sc_time now = sc_core::sc_time_stamp();
-    if (now > model) {  // a target waited past the model's time: that is stall too
-      stall_[unit_] += static_cast<int64_t>(std::ceil((now - model) / a_.period_));
-      model = Now();
-    }
-    a_.qk_.set(model - now);
-    if (a_.qk_.need_sync()) a_.qk_.sync();
-  }
-
- private:
-  sc_time Now() const { return start_ + a_.period_ * static_cast<double>(cycle_ + total_stall()); }
-
-  Status Load(const Instruction& in, int64_t index) {
-    Core& core = a_.core_;
-    TSR_RETURN_IF_ERROR(core.BeginLoad(in, index));
-    const uint64_t elem = static_cast<uint64_t>(a_.cfg_.ElementBytes(in.mem_type()));
-    const uint64_t row_bytes = static_cast<uint64_t>(in.x_size) * elem;
-    row_.resize(row_bytes);
-    for (int64_t r = 0; row_bytes > 0 && r < in.y_size; ++r) {
-      const uint64_t addr = (static_cast<uint64_t>(in.dram) + static_cast<uint64_t>(r) * in.x_stride) * elem;
-      TSR_RETURN_IF_ERROR(Bursts(tlm::TLM_READ_COMMAND, addr, row_.data(), row_bytes, index, Unit(in)));
-      core.LoadRow(in, r, row_.data());
-    }
-    core.Count(in);
-    return OkStatus();
-  }
-
-  Status Store(const Instruction& in, int64_t index) {
-    Core& core = a_.core_;
-    TSR_RETURN_IF_ERROR(core.BeginStore(in, index));
-    const uint64_t elem = static_cast<uint64_t>(a_.cfg_.ElementBytes(in.mem_type()));
-    const uint64_t row_bytes = static_cast<uint64_t>(in.x_pad0 + in.x_size + in.x_pad1) * elem;
-    row_.resize(row_bytes);
-    for (int64_t r = 0; row_bytes > 0 && r < in.y_pad0 + in.y_size + in.y_pad1; ++r) {
-      core.StoreRow(in, r, row_.data());
-      const uint64_t addr = (static_cast<uint64_t>(in.dram) + static_cast<uint64_t>(r) * in.x_stride) * elem;
-      TSR_RETURN_IF_ERROR(Bursts(tlm::TLM_WRITE_COMMAND, addr, row_.data(), row_bytes, index, Unit(in)));
-    }
-    core.Count(in);
-    return OkStatus();
-  }
-
-  static int Unit(const Instruction& in) { return static_cast<int>(regs::UnitOf(ModuleOf(in))); }
-
-  // One transaction per burst of the contract's splitting.
-  Status Bursts(tlm::tlm_command cmd, uint64_t addr, uint8_t* data, uint64_t n, int64_t index, int unit) {
-    for (uint64_t off = 0; off < n;) {
-      const uint64_t bytes = timing::BurstBytes(port_, addr + off, n - off);
-      TSR_RETURN_IF_ERROR(Transport(cmd, addr + off, data + off, bytes, index, unit));
-      off += bytes;
-    }
-    return OkStatus();
-  }
-
-  Status Transport(tlm::tlm_command cmd, uint64_t addr, uint8_t* data, uint64_t n, int64_t index, int unit) {
-    unit_ = unit;
-    tlm::tlm_generic_payload gp;
-    gp.set_command(cmd);
-    gp.set_address(base_ + addr);
-    gp.set_data_ptr(data);
-    gp.set_data_length(static_cast<unsigned int>(n));
-    gp.set_streaming_width(static_cast<unsigned int>(n));
-    gp.set_byte_enable_ptr(nullptr);
-    gp.set_dmi_allowed(false);
-    gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    const sc_time issued = sc_core::sc_time_stamp() + a_.qk_.get_local_time();
-    sc_time delay = a_.qk_.get_local_time();
-    a_.mem->b_transport(gp, delay);
-    if (gp.is_response_error())
-      return regs::FaultError(regs::ErrorCode::kMemoryFault, index,
-                              "instruction {}: the memory target answered '{}' to a {}-byte {} at 0x{:x}", index,
-                              gp.get_response_string(), n, cmd == tlm::TLM_READ_COMMAND ? "read" : "write",
-                              base_ + addr);
-    // The contract's unloaded burst time; the excess the target annotated is stall.
-    const sc_time done = sc_core::sc_time_stamp() + delay;
-    const sc_time contract = a_.period_ * static_cast<double>(port_.latency + timing::Beats(port_, addr, n));
-    if (done > issued + contract)
-      stall_[unit] += static_cast<int64_t>(std::ceil((done - issued - contract) / a_.period_ - 1e-9));
-    return OkStatus();
-  }
-
-  Accelerator& a_;
-  timing::Port port_;
-  uint64_t addr_;
-  int64_t count_;
-  uint64_t base_;
-  sc_time start_;
-  int64_t cycle_ = 0;
-  int unit_ = 0;
-  int64_t stall_[regs::kNumUnits] = {};
-  int64_t block_begin_ = 0, block_end_ = 0;
-  std::vector<uint8_t> block_, row_;
-};
 
 // libsystemc's own main() calls sc_main; programs with a main of their own
 // (tessera, the tests) never reach it, but the symbol must resolve. A virtual
@@ -185,14 +33,39 @@ Accelerator::Accelerator(sc_core::sc_module_name name, const HwConfig& cfg, sc_t
       cfg_(cfg),
       period_(ClockPeriod(cfg)),
       core_(cfg_, cfg.dram_size_bytes) {
+  run_.cfg = &cfg_;
+  run_.core = &core_;
+  for (int m = 0; m < kNumModules; ++m)
+    queues_[m] = std::make_unique<CommandQueue>((std::string(ModuleName(static_cast<Module>(m))) + "_commands").c_str(),
+                                                cfg_.command_queue_depth);
+  for (const TokenQueueInfo& q : kTokenQueues)
+    tokens_[static_cast<int>(q.queue)] = std::make_unique<TokenChannel>(
+        fmt::format("tokens_{}_to_{}", ModuleName(q.from), ModuleName(q.to)).c_str(), cfg_.token_queue_depth);
+  for (int m = 0; m < kNumModules; ++m) {
+    std::array<TokenChannel*, kNumTokenQueues> connected{};  // the channels it pushes to or pops from
+    for (const TokenQueueInfo& q : kTokenQueues)
+      if (static_cast<int>(q.from) == m || static_cast<int>(q.to) == m)
+        connected[static_cast<int>(q.queue)] = tokens_[static_cast<int>(q.queue)].get();
+    const Module id = static_cast<Module>(m);
+    units_[m] =
+        std::make_unique<ExecUnit>(ModuleName(id), id, run_, *queues_[m], connected,
+                                   phase_[static_cast<int>(Phase::kComplete)], phase_[static_cast<int>(Phase::kStart)]);
+  }
+  fetch_ = std::make_unique<Fetch>(
+      "fetch", run_, std::array<CommandQueue*, kNumModules>{queues_[0].get(), queues_[1].get(), queues_[2].get()},
+      phase_[static_cast<int>(Phase::kDispatch)]);
+  std::array<Requester*, 4> priority{fetch_.get()};  // fetch first, then the DMA order of sim/timing.h
+  for (size_t i = 0; i < timing::kDmaPriority.size(); ++i)
+    priority[i + 1] = units_[static_cast<int>(timing::kDmaPriority[i])].get();
+  port_ = std::make_unique<MemPort>("port", run_, mem, priority, phase_[static_cast<int>(Phase::kRequest)], port_done_);
   for (const regs::RegInfo& r : regs::kRegs) Reg(r.offset) = regs::ResetValue(r, cfg_.isa_fingerprint);
   regs.register_b_transport(this, &Accelerator::RegsTransport);
   regs.register_transport_dbg(this, &Accelerator::RegsDebug);
   qk_.set_global_quantum(quantum);
   qk_.reset();
-  SC_THREAD(Thread);
-  set_stack_size(16 << 20);  // the engine and the core run on this thread
-  SC_METHOD(DriveIrq);       // the one driver of irq, whoever changes its inputs
+  SC_THREAD(Thread);  // the clock
+  set_stack_size(1 << 20);
+  SC_METHOD(DriveIrq);  // the one driver of irq, whoever changes its inputs
   sensitive << irq_event_;
 }
 
@@ -282,10 +155,12 @@ void Accelerator::Thread() {
 void Accelerator::RunOnce() {
   const uint64_t addr = Reg64(regs::kInsnAddrLo);
   const uint32_t count = Reg(regs::kInsnCount);
-  stats_ = CycleStats();
   core_.stats() = DeviceCounters();
-  Status status;
+  run_.stats = CycleStats();
+  run_.error = OkStatus();
+  run_.error_rank = INT_MAX;
   const sc_time start = sc_core::sc_time_stamp() + qk_.get_local_time();
+  Status status;
   int64_t end_cycle = 0;
   if (count == 0 || addr % kInsnBytes != 0 ||
       !(addr <= cfg_.dram_size_bytes && uint64_t{count} * kInsnBytes <= cfg_.dram_size_bytes - addr)) {
@@ -293,17 +168,23 @@ void Accelerator::RunOnce() {
         regs::FaultError(regs::ErrorCode::kBadLaunch, -1,
                          "INSN_ADDR 0x{:x} / INSN_COUNT {} do not describe an aligned stream inside DRAM", addr, count);
   } else {
-    Source src(*this, addr, count, Reg64(regs::kDramBaseLo), start);
-    EngineOptions eo;
-    eo.max_cycles = static_cast<int64_t>(Reg64(regs::kWatchdogLo));
+    run_.stream_addr = addr;
+    run_.count = count;
+    run_.dram_base = Reg64(regs::kDramBaseLo);
+    const uint64_t watchdog = Reg64(regs::kWatchdogLo);
+    run_.limit = watchdog > 0 ? static_cast<int64_t>(watchdog) : int64_t{1000000000000};
+    run_.t0 = start.value();
+    run_.period = period_.value();
+    run_.finished = false;
     OffsetTrace shifted(trace_, elapsed_cycles_);
-    if (trace_) eo.trace = &shifted;
-    status = RunTimingEngine(cfg_, src, addr, count, eo, &stats_);
-    // A slower memory than the contract's stalled the issuing units.
-    extra_cycles_ = src.total_stall();
-    for (int u = 0; u < regs::kNumUnits; ++u) stats_.counters.stalls[u].wait_memory += src.stalls()[u];
-    stats_.counters.cycles += extra_cycles_;
-    end_cycle = status.ok() ? stats_.counters.cycles : src.cycle() + extra_cycles_;
+    run_.trace = trace_ ? &shifted : nullptr;
+    for (auto& q : queues_) q->clear();
+    for (auto& q : tokens_) q->clear();
+    for (auto& u : units_) u->Reset();
+    fetch_->Reset();
+    port_->Reset();
+    status = Clock(&end_cycle);
+    run_.trace = nullptr;
     elapsed_cycles_ += end_cycle;
   }
   // The run ends at its last cycle: catch up with it, then raise DONE or ERROR.
@@ -311,7 +192,7 @@ void Accelerator::RunOnce() {
   const sc_time now = sc_core::sc_time_stamp();
   qk_.set(end > now ? end - now : sc_core::SC_ZERO_TIME);
   qk_.sync();
-  stats_.counters.ForEachRegister([&](uint32_t i, const int64_t& v) {
+  run_.stats.counters.ForEachRegister([&](uint32_t i, const int64_t& v) {
     Reg(regs::CounterOffset(i)) = static_cast<uint32_t>(v);
     Reg(regs::CounterOffset(i) + 4) = static_cast<uint32_t>(static_cast<uint64_t>(v) >> 32);
   });
@@ -325,6 +206,95 @@ void Accelerator::RunOnce() {
     detail_ = status.message();
   }
   UpdateIrq();
+}
+
+// Phase p of the current cycle: the processes sensitive to its event run in
+// this delta cycle; their channel writes are visible from the next one.
+void Accelerator::RunPhase(Phase p) {
+  run_.phase = p;
+  phase_[static_cast<int>(p)].notify();
+  if (p == Phase::kRequest)
+    sc_core::wait(port_done_);  // the port may wait inside b_transport
+  else
+    sc_core::wait(sc_core::SC_ZERO_TIME);
+}
+
+// The clock: visits cycle 0, then the next cycle after one in which anything
+// changed, else the earliest timer (an instruction's end, a burst's readiness
+// or completion); between visited cycles nothing can change.
+Status Accelerator::Clock(int64_t* end_cycle) {
+  for (int64_t t = 0;;) {
+    *end_cycle = t;
+    run_.cycle = t;
+    run_.changed = false;
+    if (abort_requested_)
+      return regs::FaultError(regs::ErrorCode::kAbortedByHost, -1, "aborted by the host (CTRL.ABORT) in cycle {}", t);
+    // Temporal decoupling: local time is the cycle's; sync a quantum ahead.
+    const sc_time model = run_.Time(t), now = sc_core::sc_time_stamp();
+    qk_.set(model > now ? model - now : sc_core::SC_ZERO_TIME);
+    if (qk_.need_sync()) qk_.sync();
+    // Each phase runs only if a module has work in it.
+    auto wanted = [&](Phase p) {
+      for (auto& u : units_)
+        if (u->Wants(p, t)) return true;
+      return false;
+    };
+    if (wanted(Phase::kComplete)) RunPhase(Phase::kComplete);  // phase 2 (phase 1: in fetch and the port)
+    if (run_.finished) return EndOfRun(t);
+    if (wanted(Phase::kStart)) RunPhase(Phase::kStart);  // phase 3
+    if (run_.failed()) return run_.error;
+    if (fetch_->Wants(t)) RunPhase(Phase::kDispatch);  // phase 4
+    if (run_.failed()) return run_.error;
+    if (port_->Wants(t)) RunPhase(Phase::kRequest);  // phase 5
+    if (run_.failed()) return run_.error;
+    int64_t next = t + 1;
+    if (!run_.changed) {
+      next = port_->NextCompletion(t);
+      for (auto& u : units_) next = std::min(next, u->NextTimer(t));
+    }
+    if (next == kNever)
+      return regs::FaultError(regs::ErrorCode::kDeadlock, -1, "deadlock in cycle {}: no module can make progress\n{}",
+                              t, States());
+    if (next > run_.limit) {
+      *end_cycle = run_.limit;
+      return regs::FaultError(regs::ErrorCode::kWatchdog, -1,
+                              "watchdog: the run passed {} cycles without finishing ({} of {} instructions "
+                              "dispatched; {})",
+                              run_.limit, fetch_->dispatched(), run_.count, States());
+    }
+    t = next;
+  }
+}
+
+// FINISH retired in cycle t (phase 2): the statistics, then the end-of-run checks.
+Status Accelerator::EndOfRun(int64_t t) {
+  run_.stats.counters.cycles = t;
+  for (auto& u : units_) u->Finish(t);
+  fetch_->Finish(t);
+  port_->Finish();
+  run_.stats.counters.Add(core_.stats());
+  const int64_t last = run_.count - 1;
+  for (int m = 0; m < kNumModules; ++m)
+    if (units_[m]->HasWork())
+      return regs::FaultError(regs::ErrorCode::kTokenError, last,
+                              "FINISH (instruction {}) retired in cycle {} while the {} module still had work: {}: a "
+                              "dependency token is missing before FINISH",
+                              last, t, ModuleName(static_cast<Module>(m)), States());
+  std::string left;
+  for (const TokenQueueInfo& q : kTokenQueues)
+    if (int64_t n = tokens_[static_cast<int>(q.queue)]->size(); n != 0)
+      left += fmt::format("{}{} {}", left.empty() ? "" : ", ", q.name, n);
+  if (!left.empty())
+    return regs::FaultError(regs::ErrorCode::kTokenError, last,
+                            "unbalanced dependency tokens at FINISH: tokens left unconsumed ({})", left);
+  return OkStatus();
+}
+
+std::string Accelerator::States() const {
+  std::string s;
+  for (int m = 0; m < kNumModules; ++m)
+    s += fmt::format("{}{}: {}", m ? "; " : "", ModuleName(static_cast<Module>(m)), units_[m]->Describe());
+  return s + fmt::format("; fetch: {} of {} instructions dispatched", fetch_->dispatched(), run_.count);
 }
 
 }  // namespace tessera::systemc

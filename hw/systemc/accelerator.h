@@ -7,15 +7,19 @@
 //         the contract's rules (4 KiB boundary, 256 beats; sim/timing.h);
 //   irq   raised when a run ends (DONE or ERROR) while IRQ_ENABLE is set,
 //         lowered by CTRL.CLEAR / the next START.
-// Inside, one SC_THREAD runs the timing contract's engine (sim/timing_engine.h:
-// fetch, the load/compute/store modules with their command queues, the four
-// dependency-token queues, the memory port), with the shared functional core
-// (sim/core.h) as the scratchpads, which the module owns and which persist
-// across runs. Loosely timed with temporal decoupling: the thread runs ahead of
-// SystemC time by at most `quantum` (tlm_quantumkeeper) and every transaction
-// carries its local time offset. Against Memory (hw/systemc/memory.h) the run
-// takes exactly `sim`'s cycles; a target that annotates more than the
-// contract's unloaded burst time stalls the issuing module by the excess.
+// Inside, the hardware's structure (docs/systemc.md): fetch, load, compute,
+// store and the memory port are sub-modules with their own processes
+// (hw/systemc/modules.h), connected by three command queues (depth D_cmd)
+// and the four dependency-token channels (depth D_tok); the module owns
+// them and the scratchpads (the shared functional core, sim/core.h), which
+// persist across runs. A clock thread runs each cycle's five phases
+// (docs/microarch.md) as successive delta cycles, one event per phase, and
+// skips the cycles in which nothing can change. Loosely timed with temporal
+// decoupling: the clock runs ahead of SystemC time by at most `quantum`
+// (tlm_quantumkeeper) and every transaction carries its cycle's local time.
+// A burst completes when the memory target's annotated delay says; against
+// Memory (hw/systemc/memory.h), which annotates the contract's memory side,
+// a run takes exactly `sim`'s cycles.
 #pragma once
 
 #include <tlm_utils/simple_initiator_socket.h>
@@ -29,6 +33,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "hw/systemc/modules.h"
 #include "isa/config.h"
 #include "isa/regs.h"
 #include "sim/core.h"
@@ -57,16 +62,12 @@ class Accelerator : public sc_core::sc_module {
   // The last run: the engine's full message when it ended in ERROR (beyond
   // ERROR_CODE/ERROR_INSN), and its timing statistics.
   const std::string& error_detail() const { return detail_; }
-  const CycleStats& stats() const { return stats_; }
-  // Cycles the last run was stalled by a memory target slower than the contract.
-  int64_t memory_stall_cycles() const { return extra_cycles_; }
+  const CycleStats& stats() const { return run_.stats; }
   // Instruction spans and queue counters of every run on one timeline.
   void set_trace(TraceSink* trace) { trace_ = trace; }
   Core& core() { return core_; }
 
  private:
-  class Source;
-
   void RegsTransport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
   unsigned int RegsDebug(tlm::tlm_generic_payload& gp);
   bool RegAccess(tlm::tlm_generic_payload& gp);
@@ -74,6 +75,10 @@ class Accelerator : public sc_core::sc_module {
   void WriteRegister(uint32_t offset, uint32_t value);
   void Thread();
   void RunOnce();
+  Status Clock(int64_t* end_cycle);
+  void RunPhase(Phase p);
+  Status EndOfRun(int64_t t);
+  std::string States() const;
   void UpdateIrq();
   void DriveIrq();
 
@@ -81,11 +86,18 @@ class Accelerator : public sc_core::sc_module {
   const sc_core::sc_time period_;
   tlm_utils::tlm_quantumkeeper qk_;
   Core core_;
-  CycleStats stats_;
+  RunState run_;
   TraceSink* trace_ = nullptr;
   int64_t elapsed_cycles_ = 0;  // cycles of all earlier runs (the trace's timeline)
-  int64_t extra_cycles_ = 0;
   sc_core::sc_event start_event_, irq_event_;
+  // The hardware: channels, then the modules they connect.
+  std::array<sc_core::sc_event, 4> phase_;  // one per Phase
+  sc_core::sc_event port_done_;
+  std::array<std::unique_ptr<CommandQueue>, kNumModules> queues_;
+  std::array<std::unique_ptr<TokenChannel>, kNumTokenQueues> tokens_;
+  std::array<std::unique_ptr<ExecUnit>, kNumModules> units_;
+  std::unique_ptr<Fetch> fetch_;
+  std::unique_ptr<MemPort> port_;
   bool start_pending_ = false, abort_requested_ = false;
 
   // The register file (isa/regs.def), one word per offset.

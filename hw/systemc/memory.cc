@@ -34,10 +34,19 @@ bool Memory::Access(tlm::tlm_generic_payload& gp) {
   return true;
 }
 
+// The contract's burst timing on SystemC ticks: latency and beats scaled by
+// the clock period, the data channel in acceptance order.
 void Memory::BTransport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
   if (!Access(gp)) return;
-  const int64_t cycles = port_.latency + timing::Beats(port_, gp.get_address(), gp.get_data_length());
-  delay += period_ * static_cast<double>(cycles);
+  const uint64_t period = period_.value(), now = sc_core::sc_time_stamp().value();
+  const uint64_t at = now + delay.value();
+  timing::Port ticks = port_;
+  ticks.latency = port_.latency * static_cast<int64_t>(period);
+  const int64_t beats = timing::Beats(port_, gp.get_address(), gp.get_data_length()) * static_cast<int64_t>(period);
+  const timing::BurstTiming b =
+      timing::TimeBurst(ticks, gp.is_write(), static_cast<int64_t>(at), static_cast<int64_t>(data_free_), beats);
+  data_free_ = static_cast<uint64_t>(b.data + beats);
+  delay = sc_core::sc_time::from_value(static_cast<uint64_t>(b.completion) - now);
 }
 
 unsigned int Memory::TransportDbg(tlm::tlm_generic_payload& gp) { return Access(gp) ? gp.get_data_length() : 0; }
