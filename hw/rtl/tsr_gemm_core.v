@@ -1,6 +1,6 @@
 // GEMM core: BATCH x BLOCK_OUT dot products of length BLOCK_IN per uop
 // iteration (BATCH*BLOCK_IN*BLOCK_OUT multipliers), one iteration accepted per
-// cycle, result after PIPE cycles (timing.gemm_pipeline_depth, P_gemm).
+// cycle, result after PIPE >= 0 cycles (PIPE = 0: combinational).
 // The products and their sum flow through PIPE register stages; the
 // output adds the accumulator operand, which the caller supplies in the cycle
 // the result leaves (acc_in, from the scratchpad or forwarded from the
@@ -33,7 +33,6 @@ module tsr_gemm_core #(
     output logic [  BATCH*BLOCK_OUT*ACC_BITS-1:0] out_acc
 );
   localparam int LANES = BATCH * BLOCK_OUT;
-  localparam int STAGES = PIPE;  // >= 1, checked by isa/config.cc
 
   // Dot products, wrapped to ACC_BITS like isa/alu.h's accumulator.
   logic [LANES*ACC_BITS-1:0] dot;
@@ -54,42 +53,58 @@ module tsr_gemm_core #(
     end
   end
 
-  // PIPE stages of products in flight (retimed by synthesis).
-  logic [LANES*ACC_BITS-1:0] pipe_dot[STAGES];
-  logic [STAGES-1:0] pipe_valid, pipe_reset;
-  logic [IDX_W-1:0] pipe_dst[STAGES];
+  // PIPE stages of products in flight (retimed by synthesis); PIPE = 0 is
+  // combinational (the exec uses PIPE = P_gemm - 2: its uop and operand reads
+  // take the other two cycles).
+  logic [LANES*ACC_BITS-1:0] last_dot;
+  if (PIPE == 0) begin : g_comb
+    assign out_valid = in_valid;
+    assign out_reset = in_reset;
+    assign out_dst = in_dst;
+    assign last_dot = dot;
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic unused_clk_rst;
+    assign unused_clk_rst = clk ^ rst;
+    /* verilator lint_on UNUSEDSIGNAL */
+  end else begin : g_pipe
+    logic [LANES*ACC_BITS-1:0] pipe_dot[PIPE];
+    logic [PIPE-1:0] pipe_valid, pipe_reset;
+    logic [IDX_W-1:0] pipe_dst[PIPE];
 
-  always_ff @(posedge clk) begin
-    pipe_dot[0] <= dot;
-    pipe_dst[0] <= in_dst;
-    for (int s = 1; s < STAGES; s++) begin
-      pipe_dot[s] <= pipe_dot[s-1];
-      pipe_dst[s] <= pipe_dst[s-1];
-    end
-  end
-
-  always_ff @(posedge clk) begin
-    if (rst) begin
-      pipe_valid <= '0;
-      pipe_reset <= '0;
-    end else begin
-      pipe_valid[0] <= in_valid;
-      pipe_reset[0] <= in_reset;
-      for (int s = 1; s < STAGES; s++) begin
-        pipe_valid[s] <= pipe_valid[s-1];
-        pipe_reset[s] <= pipe_reset[s-1];
+    always_ff @(posedge clk) begin
+      pipe_dot[0] <= dot;
+      pipe_dst[0] <= in_dst;
+      for (int s = 1; s < PIPE; s++) begin
+        pipe_dot[s] <= pipe_dot[s-1];
+        pipe_dst[s] <= pipe_dst[s-1];
       end
     end
+
+    always_ff @(posedge clk) begin
+      if (rst) begin
+        pipe_valid <= '0;
+        pipe_reset <= '0;
+      end else begin
+        pipe_valid[0] <= in_valid;
+        pipe_reset[0] <= in_reset;
+        for (int s = 1; s < PIPE; s++) begin
+          pipe_valid[s] <= pipe_valid[s-1];
+          pipe_reset[s] <= pipe_reset[s-1];
+        end
+      end
+    end
+
+    assign out_valid = pipe_valid[PIPE-1];
+    assign out_reset = pipe_reset[PIPE-1];
+    assign out_dst = pipe_dst[PIPE-1];
+    assign last_dot = pipe_dot[PIPE-1];
   end
 
   // Last stage: accumulate (or write zero for a reset iteration).
-  assign out_valid = pipe_valid[STAGES-1];
-  assign out_reset = pipe_reset[STAGES-1];
-  assign out_dst = pipe_dst[STAGES-1];
   always_comb begin
     for (int l = 0; l < LANES; l++) begin
       out_acc[l*ACC_BITS+:ACC_BITS] = out_reset ? '0 :
-          acc_in[l*ACC_BITS+:ACC_BITS] + pipe_dot[STAGES-1][l*ACC_BITS+:ACC_BITS];
+          acc_in[l*ACC_BITS+:ACC_BITS] + last_dot[l*ACC_BITS+:ACC_BITS];
     end
   end
 endmodule
