@@ -97,7 +97,8 @@ class Bench {
   void RefreshOut(int64_t first, int64_t n);
   void RandomizeAcc(int64_t first, int64_t n);
   void WriteUops(int64_t first, const std::vector<Uop>& uops);
-  Instruction RandomInstruction(int64_t index);
+  Instruction RandomInstruction(int64_t index, bool out_of_range);
+  void SyncAccFromCore();
   void Cycle(bool start, const Word128& insn);
   void Check(int64_t macs);
 
@@ -109,7 +110,7 @@ class Bench {
   Ram uop_, inp_, wgt_, acc_, out_;
   int64_t t_ = 0;  // the current cycle
   // What the last Cycle observed (before its clock edge).
-  bool done_ = false, busy_ = false, acc_we_ = false;
+  bool done_ = false, busy_ = false, acc_we_ = false, oob_ = false;
   uint64_t macs_ = 0;
   int64_t iterations_ = 0;
 };
@@ -171,9 +172,10 @@ void Bench::WriteUops(int64_t first, const std::vector<Uop>& uops) {
   Fill(MemType::kUop, first, static_cast<int64_t>(uops.size()), b);
 }
 
-// A random GEMM or ALU that ValidateInstruction and the Core's range checks
-// accept (rejection sampling); its uop range is rewritten first.
-Instruction Bench::RandomInstruction(int64_t index) {
+// A random GEMM or ALU that ValidateInstruction accepts and the Core's range
+// checks accept (or, with `out_of_range`, refuse): rejection sampling; its uop
+// range is rewritten first.
+Instruction Bench::RandomInstruction(int64_t index, bool out_of_range) {
   const int64_t A = cfg_.acc_entries, NI = cfg_.inp_entries, NW = cfg_.wgt_entries, U = cfg_.uop_entries;
   for (int tries = 0;; ++tries) {
     TSR_CHECK(tries < 10000, "no valid random instruction found");
@@ -188,6 +190,7 @@ Instruction Bench::RandomInstruction(int64_t index) {
     in.iter_out = Chance(3) ? 0 : Rand(1, big);
     in.iter_in = Chance(3) ? 0 : Rand(1, big);
     auto step = [&](int64_t limit) {
+      if (out_of_range && Chance(50)) return Rand(0, limit - 1);
       return Chance(40) ? 0 : std::min<int64_t>(limit - 1, Chance(85) ? Rand(0, 3) : Rand(0, 64));
     };
     in.dst_out = step(A);
@@ -223,13 +226,29 @@ Instruction Bench::RandomInstruction(int64_t index) {
       if (pattern == 2 && !gemm) x.src = x.dst;            // in place
       if (pattern == 3 && u > 0) x.dst = uops[u - 1].dst;  // one destination run
       x.wgt = gemm ? Rand(0, NW - 1) : 0;
+      if (out_of_range && !gemm && Chance(10))  // an ALU source past acc (the field is wider)
+        x.src = Rand(0, (int64_t{1} << cfg_.layout.uop_slot(UopFieldId::src).width) - 1);
     }
     if (!ValidateInstruction(cfg_, in).ok()) continue;
     if (in.iter_out * in.iter_in * n > 3000) continue;
     WriteUops(in.uop_bgn, uops);
-    if (!core_.ForEachIteration(in, index, [](const LoopIndex&) {}).ok()) continue;
+    if (core_.ForEachIteration(in, index, [](const LoopIndex&) {}).ok() == out_of_range) continue;
     return in;
   }
+}
+
+// After a faulting instruction the Core has stopped at the failing iteration
+// and the RTL has run on (the controller would stop the run): restart both
+// from the Core's accumulator.
+void Bench::SyncAccFromCore() {
+  const int lanes = cfg_.batch * cfg_.block_out, lb = cfg_.acc_bits / 8;
+  std::vector<uint8_t> b(cfg_.acc_entries * cfg_.acc_tile_bytes);
+  for (int64_t e = 0; e < cfg_.acc_entries; ++e)
+    for (int l = 0; l < lanes; ++l) {
+      const int64_t v = core_.AccLane(e, l / cfg_.block_out, l % cfg_.block_out);
+      for (int k = 0; k < lb; ++k) b[(e * lanes + l) * lb + k] = static_cast<uint8_t>(v >> (8 * k));
+    }
+  Fill(MemType::kAcc, 0, cfg_.acc_entries, b);
 }
 
 void Bench::Cycle(bool start, const Word128& insn) {
@@ -240,6 +259,7 @@ void Bench::Cycle(bool start, const Word128& insn) {
   m_.eval();
   done_ = m_.done;
   busy_ = m_.busy;
+  oob_ = m_.oob;
   acc_we_ = m_.acc_we;
   macs_ += m_.macs_inc;
   // The clock edge: reads see the rows before this cycle's writes.
@@ -323,14 +343,36 @@ int Bench::Run(int64_t insns) {
   t_ = 0;
 
   int64_t counts[2][2] = {};  // [gemm/alu][reset]
-  int64_t c2 = 0;
+  int64_t c2 = 0, faults = 0;
   for (int64_t k = 0; k < insns; ++k) {
     if (k % 40 == 39) {  // what the controller's acc LOADs do between instructions
       const int64_t n = Rand(1, cfg_.acc_entries);
       RandomizeAcc(Rand(0, cfg_.acc_entries - n), n);
     }
-    const Instruction in = RandomInstruction(k);
+    const bool bad = Chance(5);
+    const Instruction in = RandomInstruction(k, bad);
     const Word128 word = Encode(cfg_, in).value();
+    if (bad) {
+      // Out of range: the Core refuses it; the RTL must raise oob before done.
+      TSR_CHECK(!core_.Execute(in, k).ok(), "an out-of-range instruction executed");
+      const int64_t S = t_;
+      bool seen = false;
+      for (int64_t t = S; t < S + 2 * timing::GemmIterations(in) + 200; ++t) {
+        Cycle(t == S, t == S ? word : Word128{});
+        if (done_ && t != S) break;
+        seen = seen || (oob_ && t != S);  // in S it is the previous instruction's
+      }
+      if (!seen || !done_) {
+        fmt::print(stderr,
+                   "MISMATCH seed {} instruction {} (started in cycle {}): {}\n  {}\n  replay: --seed {} --insns {}\n",
+                   seed_, k, S, !seen ? "oob not raised for an out-of-range instruction" : "no done",
+                   FormatInstruction(cfg_, in), seed_, k + 1);
+        return 1;
+      }
+      ++faults;
+      SyncAccFromCore();
+      continue;
+    }
     // Expected timing, from the functions sim calls.
     const bool gemm = in.op() == Opcode::kGemm;
     int64_t cycles;
@@ -354,6 +396,7 @@ int Bench::Run(int64_t insns) {
       for (int64_t t = S; t < End; ++t) {
         Cycle(t == S, t == S ? word : Word128{});
         if (!busy_) throw Mismatch{fmt::format("busy low in cycle S+{} (End = S+{})", t - S, cycles)};
+        if (oob_ && t != S) throw Mismatch{fmt::format("oob in cycle S+{} of an in-range instruction", t - S)};
         if (done_ && t != S) throw Mismatch{fmt::format("done in cycle S+{}, End is S+{}", t - S, cycles)};
       }
       // Cycle End: done must be high; the next instruction may start in it
@@ -379,8 +422,8 @@ int Bench::Run(int64_t insns) {
   }
   fmt::print(
       "config {} seed {}: {} instructions ({} GEMM, {} GEMM reset, {} ALU, {} ALU reset), {} iterations, "
-      "{} second acc reads, {} cycles: rtl == core, done in every End cycle\n",
-      cfg_.name, seed_, insns, counts[0][0], counts[0][1], counts[1][0], counts[1][1], iterations_, c2, t_);
+      "{} second acc reads, {} out of range (oob raised), {} cycles: rtl == core, done in every End cycle\n",
+      cfg_.name, seed_, insns, counts[0][0], counts[0][1], counts[1][0], counts[1][1], iterations_, c2, faults, t_);
   return 0;
 }
 

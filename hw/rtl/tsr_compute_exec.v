@@ -19,7 +19,11 @@
 // takes the youngest such write's data; the operand register snoops writes.
 // Needs P_gemm >= 2 and P_alu >= 2 (the uop and operand reads take a cycle
 // each); scratchpads are tsr_sdp_ram (registered read-first read, 1 cycle).
-// Indices are assumed in range (the controller checks them before `start`).
+// Indices are computed at full width: `oob` rises (from the cycle after the
+// first offending iteration's uop arrives until the next `start`) when one is
+// out of range by sim/core_inl.h's rule (dst; the source when read; the
+// weight for a non-reset GEMM); the controller then faults the run, so what is
+// written meanwhile (at the truncated index) does not matter.
 module tsr_compute_exec (
     input  logic               clk,
     input  logic               rst,
@@ -29,6 +33,7 @@ module tsr_compute_exec (
     /* verilator lint_on UNUSEDSIGNAL */
     output logic               done,
     output logic               busy,
+    output logic               oob,
     output logic [  63:0]      macs_inc,
     output logic               uop_re,
     output logic [UOP_AW-1:0]  uop_ra,
@@ -74,6 +79,10 @@ module tsr_compute_exec (
   localparam int GP = P_GEMM - 2;  // GEMM core register stages
   localparam int AP = P_ALU - 2;  // ALU result register stages
   localparam int CNT_W = 7;  // P_gemm, P_alu <= 64 (isa/config.def)
+  // Full-width index offsets: uop field + (2^IT_W - 1) * 2 * step < 2^(IT_W+AW+1).
+  localparam int DOW = IT_W + ACC_AW + 1;
+  localparam int SOW = IT_W + SRC_W + 1;
+  localparam int WOW = IT_W + WGT_AW + 1;
 
   // ---- Decode (only the fields of GEMM and ALU; the formats share the
   // header fields, each is read at its own format's position).
@@ -173,15 +182,15 @@ module tsr_compute_exec (
   logic f_on;
   logic [UOP_AW-1:0] f_addr;
   logic [IT_W-1:0] f_i0, f_i1;
-  logic [ACC_AW-1:0] f_doff, f_dbase;
-  logic [SRC_W-1:0] f_soff, f_sbase;
-  logic [WGT_AW-1:0] f_woff, f_wbase;
+  logic [DOW-1:0] f_doff, f_dbase;
+  logic [SOW-1:0] f_soff, f_sbase;
+  logic [WOW-1:0] f_woff, f_wbase;
   logic c_on;
   logic [UOP_AW-1:0] c_addr;
   logic [IT_W-1:0] c_i0, c_i1;
-  logic [ACC_AW-1:0] c_doff, c_dbase;
-  logic [SRC_W-1:0] c_soff, c_sbase;
-  logic [WGT_AW-1:0] c_woff, c_wbase;
+  logic [DOW-1:0] c_doff, c_dbase;
+  logic [SOW-1:0] c_soff, c_sbase;
+  logic [WOW-1:0] c_woff, c_wbase;
   always_comb begin
     if (start) begin
       c_on = d_iter_out != '0 && d_iter_in != '0;  // uop range non-empty (validated)
@@ -241,18 +250,18 @@ module tsr_compute_exec (
         f_addr <= k_uop_bgn;
         if (!i1_wrap) begin
           f_i1 <= c_i1 + IT_W'(1);
-          f_doff <= c_doff + k_dst_in;
-          f_soff <= c_soff + k_src_in;
-          f_woff <= c_woff + k_wgt_in;
+          f_doff <= c_doff + DOW'(k_dst_in);
+          f_soff <= c_soff + SOW'(k_src_in);
+          f_woff <= c_woff + WOW'(k_wgt_in);
         end else begin
           f_i1 <= '0;
           f_i0 <= c_i0 + IT_W'(1);
-          f_dbase <= c_dbase + k_dst_out;
-          f_sbase <= c_sbase + k_src_out;
-          f_wbase <= c_wbase + k_wgt_out;
-          f_doff <= c_dbase + k_dst_out;
-          f_soff <= c_sbase + k_src_out;
-          f_woff <= c_wbase + k_wgt_out;
+          f_dbase <= c_dbase + DOW'(k_dst_out);
+          f_sbase <= c_sbase + SOW'(k_src_out);
+          f_wbase <= c_wbase + WOW'(k_wgt_out);
+          f_doff <= c_dbase + DOW'(k_dst_out);
+          f_soff <= c_sbase + SOW'(k_src_out);
+          f_woff <= c_wbase + WOW'(k_wgt_out);
         end
       end
     end
@@ -260,9 +269,9 @@ module tsr_compute_exec (
 
   // ---- Stage A: the uop arrives; the iteration's indices.
   logic a_valid, a_last;
-  logic [ACC_AW-1:0] a_doff;
-  logic [SRC_W-1:0] a_soff;
-  logic [WGT_AW-1:0] a_woff;
+  logic [DOW-1:0] a_doff;
+  logic [SOW-1:0] a_soff;
+  logic [WOW-1:0] a_woff;
   always_ff @(posedge clk) begin
     if (rst) a_valid <= 1'b0;
     else a_valid <= advance;
@@ -278,9 +287,30 @@ module tsr_compute_exec (
   logic [UOP_DW-1:0] uop_word;
   /* verilator lint_on UNUSEDSIGNAL */
   assign uop_word = uop_rd;
-  assign a_dst = a_doff + uop_word[TSR_UOP_DST_LSB+:TSR_UOP_DST_W];
-  assign a_src = a_soff + uop_word[TSR_UOP_SRC_LSB+:TSR_UOP_SRC_W];
-  assign a_wgt = a_woff + uop_word[TSR_UOP_WGT_LSB+:TSR_UOP_WGT_W];
+  logic [DOW-1:0] a_dst_full;
+  logic [SOW-1:0] a_src_full;
+  logic [WOW-1:0] a_wgt_full;
+  assign a_dst_full = a_doff + DOW'(uop_word[TSR_UOP_DST_LSB+:TSR_UOP_DST_W]);
+  assign a_src_full = a_soff + SOW'(uop_word[TSR_UOP_SRC_LSB+:TSR_UOP_SRC_W]);
+  assign a_wgt_full = a_woff + WOW'(uop_word[TSR_UOP_WGT_LSB+:TSR_UOP_WGT_W]);
+  assign a_dst = a_dst_full[ACC_AW-1:0];
+  assign a_src = a_src_full[SRC_W-1:0];
+  assign a_wgt = a_wgt_full[WGT_AW-1:0];
+
+  // Range check at full width (sim/core_inl.h): sticky until the next start.
+  logic a_oob, oob_q;
+  always_comb begin
+    a_oob = a_dst_full >= DOW'(TSR_ACC_ENTRIES);
+    if (!q_reset && !(q_alu && q_use_imm))
+      a_oob = a_oob || a_src_full >= SOW'(q_alu ? TSR_ACC_ENTRIES : TSR_INP_ENTRIES);
+    if (!q_reset && !q_alu) a_oob = a_oob || a_wgt_full >= WOW'(TSR_WGT_ENTRIES);
+    a_oob = a_oob && a_valid;
+  end
+  always_ff @(posedge clk) begin
+    if (rst || start) oob_q <= 1'b0;
+    else if (a_oob) oob_q <= 1'b1;
+  end
+  assign oob = oob_q;
 
   // The last write (committed at the end of the previous cycle): a read issued
   // in that cycle returned the row without it.
