@@ -72,4 +72,16 @@ inline int64_t Requantize(int64_t acc, int64_t bias, int64_t multiplier, int shi
   return Apply(AluOp::kMin, v, hi, 0, bits);
 }
 
+// Requantization to a result with zero point zp (asymmetric int8):
+//   y = clamp(MULSHR(acc + bias, multiplier, shift) + zp, lo, hi)
+// (ALU sequence: ADD bias; MULSHR; ADD zp (immediate); MAX lo; MIN hi).
+inline int64_t RequantizeZp(int64_t acc, int64_t bias, int64_t multiplier, int shift, int64_t zp, int64_t lo,
+                            int64_t hi, int bits) {
+  int64_t v = Apply(AluOp::kAdd, acc, bias, 0, bits);
+  v = Apply(AluOp::kMulShr, v, multiplier, shift, bits);
+  v = Apply(AluOp::kAdd, v, zp, 0, bits);
+  v = Apply(AluOp::kMax, v, lo, 0, bits);
+  return Apply(AluOp::kMin, v, hi, 0, bits);
+}
+
 }  // namespace tessera::alu

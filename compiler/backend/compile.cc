@@ -175,6 +175,8 @@ class Compiler {
         c.shift = static_cast<int>(n->attrs().Int("shift"));
         c.act_min = n->attrs().Int("act_min", -128);
         c.act_max = n->attrs().Int("act_max", 127);
+        c.in_zero_point = ZeroPointOf(x);
+        c.out_zero_point = ZeroPointOf(n->output());
         TSR_RETURN_IF_ERROR(EmitConv(stream, cfg_, c));
         break;
       }

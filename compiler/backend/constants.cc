@@ -1,6 +1,8 @@
 #include "compiler/backend/constants.h"
 
+#include "compiler/backend/partition.h"
 #include "compiler/backend/tsr.pb.h"
+#include "isa/alu.h"
 #include "isa/config.h"
 
 namespace tessera::backend {
@@ -65,6 +67,23 @@ StatusOr<const uint8_t*> PackParams(const HwConfig& cfg, const ir::Graph& g, con
     bias.assign(d, d + v->data().numel());
   }
   TSR_RETURN_IF_ERROR(CheckChannels(b, "the bias", bias.size(), oc, true));
+  // An input zero point zx: the GEMM sums w * x (padding is zx), so the bias
+  // takes -zx * sum_k w[c][k]: sum w * (x - zx) + bias (wraps like the accumulator).
+  if (const int64_t zx = ZeroPointOf(n->input(0)); zx != 0) {
+    const ir::Value* w = n->num_inputs() > 1 ? n->input(1) : nullptr;
+    if (w == nullptr || !w->is_constant() || w->type().dtype != ir::DType::kI8 || w->type().shape.empty() ||
+        w->type().shape[0] != oc)
+      return DataLossError("constant buffer '{}': node '{}' has no int8 weight constant with {} channels", b.name(),
+                           b.packing().node(), oc);
+    bias.resize(static_cast<size_t>(oc), bias.size() == 1 ? bias[0] : 0);
+    const int64_t per = w->data().numel() / oc;
+    const int8_t* wd = w->data().data<int8_t>();
+    for (int64_t c = 0; c < oc; ++c) {
+      int64_t sum = 0;
+      for (int64_t k = 0; k < per; ++k) sum += wd[c * per + k];
+      bias[c] = alu::Wrap(bias[c] - zx * sum, 32);
+    }
+  }
   const auto it = n->attrs().map().find("multiplier");
   if (it == n->attrs().map().end() || ir::KindOf(it->second) != ir::AttrKind::kInts)
     return DataLossError("constant buffer '{}': node '{}' has no multiplier", b.name(), b.packing().node());

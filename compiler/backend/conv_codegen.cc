@@ -76,7 +76,7 @@ class ConvEmitter {
     // The input window; the parts outside the image are the conv padding.
     int64_t offset = 0;
     const Dma2D d = WindowDma(x.oh0 * g_.sh - g_.pt, x.ow0 * g_.sw - g_.pl, x.in_h, x.in_w, g_.ih, g_.iw,
-                              c_.in.stride_h, 0, &offset);
+                              c_.in.stride_h, c_.in_zero_point, &offset);
     for (int64_t l = 0; l < InBlocks(x); ++l) {
       const int64_t elem = c_.in.base + x.n * c_.in.stride_n + InputBlock(x, l) * c_.in.stride_c + offset;
       TSR_RETURN_IF_ERROR(
@@ -140,6 +140,7 @@ class ConvEmitter {
       TSR_ASSIGN_OR_RETURN(Kernel scale, AluKernel(x, "scale", x.tob));
       TSR_RETURN_IF_ERROR(s_.AluVec(scale, AluOp::kMulShr, c_.shift));
       TSR_ASSIGN_OR_RETURN(Kernel clamp, AluKernel(x, "clamp", -1));
+      if (c_.out_zero_point != 0) TSR_RETURN_IF_ERROR(s_.Alu(clamp, AluOp::kAdd, c_.out_zero_point));
       if (c_.act_min == -c_.act_max - 1) {
         TSR_RETURN_IF_ERROR(s_.Alu(clamp, AluOp::kClip, c_.act_max));
       } else {

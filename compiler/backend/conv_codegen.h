@@ -46,6 +46,8 @@ struct ConvCodegen {
   Slot weights, params;  // packed as in layout.h
   int shift = 0;
   int64_t act_min = -128, act_max = 127;
+  int64_t in_zero_point = 0;   // the DMA pads the input with it
+  int64_t out_zero_point = 0;  // added (ALU ADD immediate) after MULSHR, before the clamp
 };
 
 // Appends the layer to `s` and leaves it token-balanced (the last store is

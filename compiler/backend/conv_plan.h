@@ -30,9 +30,11 @@ struct ConvGeometry {
 
 // What the layer does to each output tile after the GEMM (its ALU passes).
 struct ConvEpilogue {
-  int clamp_passes = 1;  // CLIP for a symmetric range, MAX then MIN otherwise (ReLU)
-  static ConvEpilogue ForRange(int64_t act_min, int64_t act_max) {
-    return ConvEpilogue{act_min == -act_max - 1 ? 1 : 2};
+  // CLIP for a symmetric range, MAX then MIN otherwise (ReLU); one more (ADD)
+  // for a result zero point.
+  int clamp_passes = 1;
+  static ConvEpilogue ForRange(int64_t act_min, int64_t act_max, int64_t zero_point = 0) {
+    return ConvEpilogue{(act_min == -act_max - 1 ? 1 : 2) + (zero_point != 0 ? 1 : 0)};
   }
 };
 

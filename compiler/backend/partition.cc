@@ -14,13 +14,15 @@ bool IsInt8(const ir::Value* v) { return v->type().dtype == ir::DType::kI8; }
 
 bool Symmetric(const ir::Value* v) { return !v->type().quant || v->type().quant->symmetric(); }
 
-// Checks every input/output is int8 with zero point 0; returns the reason when not.
-std::string Int8Problem(const ir::Node& n, int count) {
+// Checks every input/output is int8 with zero point 0 (any per-tensor zero
+// point with `zero_points`: qconv/qmatmul); returns the reason when not.
+std::string Int8Problem(const ir::Node& n, int count, bool zero_points = false) {
   for (int i = 0; i < count && i < n.num_inputs(); ++i)
-    if (!IsInt8(n.input(i)) || !Symmetric(n.input(i)))
-      return fmt::format("input {} is {} (the accelerator reads symmetric int8)", i,
-                         std::string(ir::DTypeName(n.input(i)->type().dtype)));
-  if (!IsInt8(n.output()) || !Symmetric(n.output())) return "its result is not symmetric int8";
+    if (!IsInt8(n.input(i)) || (!zero_points && !Symmetric(n.input(i))))
+      return fmt::format("input {} is {} (the accelerator reads {}int8)", i,
+                         std::string(ir::DTypeName(n.input(i)->type().dtype)), zero_points ? "" : "symmetric ");
+  if (!IsInt8(n.output()) || (!zero_points && !Symmetric(n.output())))
+    return zero_points ? "its result is not int8" : "its result is not symmetric int8";
   return {};
 }
 
@@ -39,9 +41,40 @@ Placement DoesNotFit(const ir::Node* n, const Status& s) {
   return p;
 }
 
+// Why a float conv/gemm/matmul stayed float: for a quantized (QDQ) layer,
+// which of its operands fold-qdq could not turn into a qconv/qmatmul.
+std::string FloatLayerReason(const ir::Node* n) {
+  auto dq = [](const ir::Value* v) -> const ir::Value* {
+    const ir::Node* p = v->producer();
+    return p && p->op() == "dequantize" ? p->input(0) : nullptr;
+  };
+  const ir::Value* x = dq(n->input(0));
+  const ir::Value* w = n->num_inputs() > 1 ? dq(n->input(1)) : nullptr;
+  std::string why;
+  if (!x && !w) {
+    why = "a float layer (compile with --calib to quantize it)";
+  } else if (!x) {
+    why = "its input is not quantized";
+  } else if (!w || !w->is_constant()) {
+    why = "its weights are not a quantized constant";
+  } else if ((x->type().dtype != ir::DType::kI8 && x->type().dtype != ir::DType::kU8) || x->type().quant->per_axis()) {
+    why = fmt::format("its input is {} quantized {}", ir::DTypeName(x->type().dtype),
+                      x->type().quant->per_axis() ? "per axis" : "per tensor");
+  } else if (w->type().dtype != ir::DType::kI8) {
+    why = fmt::format("its weights are {} (the GEMM core multiplies int8 weights)", ir::DTypeName(w->type().dtype));
+  } else if (!w->type().quant->symmetric()) {
+    why =
+        "its weights have non-zero zero points (the correction sum_k x*zw depends on the input; only symmetric "
+        "int8 weights run on the accelerator)";
+  } else {
+    why = "its quantization (result type, scales or bias) has no fixed-point int8 form";
+  }
+  return fmt::format("float '{}' not folded into an int8 layer: {}", n->op(), why);
+}
+
 Placement PlaceConv(const ir::Node* n, const HwConfig& cfg, const std::set<const ir::Value*>& host,
                     const PartitionOptions& opts) {
-  if (std::string why = Int8Problem(*n, 1); !why.empty()) return Cpu(n, why);
+  if (std::string why = Int8Problem(*n, 1, true); !why.empty()) return Cpu(n, why);
   const ir::Value* x = n->input(0);
   const ir::Value* w = n->input(1);
   if (!w->is_constant() || w->type().dtype != ir::DType::kI8) return Cpu(n, "weights are not a constant int8 tensor");
@@ -60,7 +93,8 @@ Placement PlaceConv(const ir::Node* n, const HwConfig& cfg, const std::set<const
   g.groups = n->attrs().Int("group", 1);
   g.sh = strides[0], g.sw = strides[1], g.pt = pads[0], g.pl = pads[1];
   g.oh = ys[2], g.ow = ys[3];
-  const ConvEpilogue epi = ConvEpilogue::ForRange(n->attrs().Int("act_min", -128), n->attrs().Int("act_max", 127));
+  const ConvEpilogue epi =
+      ConvEpilogue::ForRange(n->attrs().Int("act_min", -128), n->attrs().Int("act_max", 127), ZeroPointOf(n->output()));
   Placement p;
   p.node = n;
   p.useful_macs = g.n * g.oc * g.oh * g.ow * (g.ic / g.groups) * g.kh * g.kw;
@@ -97,7 +131,7 @@ Placement PlaceConv(const ir::Node* n, const HwConfig& cfg, const std::set<const
 }
 
 Placement PlaceMatMul(const ir::Node* n, const HwConfig& cfg) {
-  if (std::string why = Int8Problem(*n, 1); !why.empty()) return Cpu(n, why);
+  if (std::string why = Int8Problem(*n, 1, true); !why.empty()) return Cpu(n, why);
   const ir::Value* x = n->input(0);
   const ir::Value* w = n->input(1);
   if (!w->is_constant() || w->type().dtype != ir::DType::kI8 || w->type().rank() != 2)
@@ -111,7 +145,9 @@ Placement PlaceMatMul(const ir::Node* n, const HwConfig& cfg) {
   g.oc = w->type().shape[0];
   g.ih = g.oh = CeilDiv(rows, cfg.batch);  // rows of batch tiles
   g.iw = g.ow = 1;
-  auto t = PlanConv(cfg, g, ConvEpilogue::ForRange(n->attrs().Int("act_min", -128), n->attrs().Int("act_max", 127)));
+  auto t = PlanConv(cfg, g,
+                    ConvEpilogue::ForRange(n->attrs().Int("act_min", -128), n->attrs().Int("act_max", 127),
+                                           ZeroPointOf(n->output())));
   if (!t.ok()) return DoesNotFit(n, t.status());
   Placement p;
   p.node = n;
@@ -125,7 +161,8 @@ Placement PlaceMatMul(const ir::Node* n, const HwConfig& cfg) {
 }
 
 Placement PlacePool(const ir::Node* n, const HwConfig& cfg, bool max) {
-  if (std::string why = Int8Problem(*n, 1); !why.empty()) return Cpu(n, why);
+  // Max commutes with the zero-point offset (and pads with -128, the minimum).
+  if (std::string why = Int8Problem(*n, 1, max); !why.empty()) return Cpu(n, why);
   const ir::Value* x = n->input(0);
   if (x->type().rank() != 4) return Cpu(n, "only 2-D pooling is offloaded");
   for (int64_t d : n->attrs().Ints("dilations", {1, 1}))
@@ -171,6 +208,11 @@ bool ActShapeOf(const ir::TensorType& t, int64_t* n, int64_t* c, int64_t* h, int
   return false;
 }
 
+int64_t ZeroPointOf(const ir::Value* v) {
+  const auto& q = v->type().quant;
+  return q && !q->per_axis() && !q->zero_point.empty() ? q->zero_point[0] : 0;
+}
+
 StatusOr<std::vector<Placement>> Partition(const ir::Graph& g, const HwConfig& cfg, const PartitionOptions& opts) {
   std::vector<Placement> out;
   std::set<const ir::Value*> host(g.inputs().begin(), g.inputs().end());
@@ -209,6 +251,8 @@ StatusOr<std::vector<Placement>> Partition(const ir::Graph& g, const HwConfig& c
       p.node = n;
       p.kind = PlaceKind::kAlias;
       p.reason = "[N, C, 1, 1] -> [N, C] has the same packed layout";
+    } else if (op == "conv" || op == "gemm" || op == "matmul") {
+      p = Cpu(n, FloatLayerReason(n));
     } else {
       p = Cpu(n, fmt::format("no accelerator form for '{}'", op));
     }

@@ -50,4 +50,7 @@ StatusOr<std::vector<Placement>> Partition(const ir::Graph& g, const HwConfig& c
 // [N, C, 1, 1]; false for other ranks.
 bool ActShapeOf(const ir::TensorType& t, int64_t* n, int64_t* c, int64_t* h, int64_t* w);
 
+// The per-tensor zero point of a quantized int8 value (0 when it has none).
+int64_t ZeroPointOf(const ir::Value* v);
+
 }  // namespace tessera::backend

@@ -21,15 +21,16 @@ namespace {
 
 double Now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-// Patches of a convolution input: [N, C, H, W] -> [N, C*kh*kw, oh*ow, 1].
-void Im2col(const ir::Tensor& x, const tsr::Step& st, std::vector<int8_t>* patches) {
+// Patches of a convolution input: [N, C, H, W] -> [N, C*kh*kw, oh*ow, 1];
+// padding positions hold the input's zero point `pad`.
+void Im2col(const ir::Tensor& x, const tsr::Step& st, int8_t pad, std::vector<int8_t>* patches) {
   const auto& sh = x.shape();
   const int64_t n = sh[0], c = sh[1], h = sh[2], w = sh[3];
   const int64_t kh = st.im2col(0), kw = st.im2col(1), sy = st.im2col(2), sx = st.im2col(3), pt = st.im2col(4),
                 pl = st.im2col(5), oh = st.im2col(6), ow = st.im2col(7);
   const int64_t k_all = c * kh * kw, pix = oh * ow;
   std::vector<int8_t>& out = *patches;
-  out.assign(static_cast<size_t>(n * k_all * pix), 0);
+  out.assign(static_cast<size_t>(n * k_all * pix), pad);
   const int8_t* xd = x.data<int8_t>();
   for (int64_t b = 0; b < n; ++b)
     for (int64_t ci = 0; ci < c; ++ci)
@@ -215,7 +216,9 @@ struct ModelRunner::Impl {
           if (it == host.end()) return InternalError("step {}: '{}' is not on the host", i, st.value());
           const DevValue& dv = dev_values.at(st.device_value());
           if (st.im2col_size() == 8) {
-            Im2col(it->second, st, &patches);
+            const auto& q = graph->FindValue(st.value())->type().quant;
+            const int8_t pad = q && !q->zero_point.empty() ? static_cast<int8_t>(q->zero_point[0]) : 0;
+            Im2col(it->second, st, pad, &patches);
             PackActivationInto(cfg, dv.shape, patches.data(), &scratch);
           } else {
             PackActivationInto(cfg, dv.shape, it->second.data<int8_t>(), &scratch);

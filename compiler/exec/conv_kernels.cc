@@ -40,11 +40,11 @@ ConvGeom ReadGeom(const ir::Node& node) {
                   o[3], s[0], s[1], p[0], p[1], d[0], d[1], node.attrs().Int("group", 1)};
 }
 
-// col[(c * kh + i) * kw + j][oh * OW + ow] = x[c][ih][iw] - zp (0 outside).
+// col[(c * kh + i) * kw + j][oh * OW + ow] = x[c][ih][iw] - zp (`fill` outside).
 // Geometry is copied into locals: int8 stores may alias anything, and the
 // compiler would otherwise reload it every element.
 template <typename T, typename Out = float>
-void Im2Col(const T* x, int64_t channels, const ConvGeom& geom, Out zp, Out* col) {
+void Im2Col(const T* x, int64_t channels, const ConvGeom& geom, Out zp, Out* col, Out fill = Out{0}) {
   const int64_t P = geom.p(), H = geom.h, W = geom.w, OH = geom.oh, OW = geom.ow, KH = geom.kh, KW = geom.kw;
   const int64_t SH = geom.sh, SW = geom.sw, PT = geom.pt, PL = geom.pl, DH = geom.dh, DW = geom.dw;
   for (int64_t c = 0; c < channels; ++c) {
@@ -62,15 +62,15 @@ void Im2Col(const T* x, int64_t channels, const ConvGeom& geom, Out zp, Out* col
           Out* __restrict r = row + oh * OW;
           const int64_t ih = oh * SH - PT + i * DH;
           if (ih < 0 || ih >= H) {
-            std::fill(r, r + OW, Out{0});
+            std::fill(r, r + OW, fill);
             continue;
           }
           const T* __restrict src = xc + ih * W + off;
-          std::fill(r, r + ow0, Out{0});
+          std::fill(r, r + ow0, fill);
           if constexpr (std::is_same_v<T, Out>) {
             if (SW == 1 && zp == Out{0}) {  // short rows: memcpy beats a vectorized loop's tail
               std::memcpy(r + ow0, src + ow0, (ow1 - ow0) * sizeof(Out));
-              std::fill(r + ow1, r + OW, Out{0});
+              std::fill(r + ow1, r + OW, fill);
               continue;
             }
           }
@@ -79,7 +79,7 @@ void Im2Col(const T* x, int64_t channels, const ConvGeom& geom, Out zp, Out* col
           } else {
             for (int64_t ow = ow0; ow < ow1; ++ow) r[ow] = static_cast<Out>(static_cast<Out>(src[ow * SW]) - zp);
           }
-          std::fill(r + ow1, r + OW, Out{0});
+          std::fill(r + ow1, r + OW, fill);
         }
       }
     }
@@ -350,17 +350,22 @@ struct S8Cache {
   }
 };
 
-// qconv: acc = int32 sum of x * w (exact); then per element
-// y = MIN(MAX(MULSHR(ADD(acc, bias[m]), M[m], shift), act_min), act_max) via alu::Requantize.
+// qconv: acc = int32 sum of (x - zx) * w (exact; padding counts as zx, i.e.
+// contributes 0); then per element
+// y = MIN(MAX(ADD(MULSHR(ADD(acc, bias[m]), M[m], shift), zy), act_min), act_max) via alu::RequantizeZp.
+// Like the accelerator, GEMM-based groups pad with zx, sum w * x and fold
+// -zx * sum_k w[m][k] into the bias (the same integers modulo 2^32; the
+// verifier's reduction bound keeps the true sum in int32).
 StatusOr<KernelFn> MakeQConv(const ir::Node& node) {
   const ConvGeom g = ReadGeom(node);
   const Requant rq = ReadRequant(node);
+  const int64_t zx = node.input(0)->type().quant->zero_point.empty() ? 0 : node.input(0)->type().quant->zero_point[0];
   auto cache = std::make_shared<S8Cache>();
   if (node.input(1)->is_constant()) {
     cache->Build(node.input(1)->data(), g);
     cache->constant = true;
   }
-  return KernelFn([g, rq, cache](const Operands& in, std::vector<Tensor>& out) -> Status {
+  return KernelFn([g, rq, zx, cache](const Operands& in, std::vector<Tensor>& out) -> Status {
     S8Cache local;
     const S8Cache* w = cache.get();
     if (!cache->constant) {
@@ -371,22 +376,27 @@ StatusOr<KernelFn> MakeQConv(const ir::Node& node) {
     int32_t* acc = ScratchAs<int32_t>(2, g.m * P);
     int8_t* col = g.pointwise() || g.depthwise() ? nullptr : ScratchAs<int8_t>(0, K * P);
     const int32_t* bias = in.size() > 2 ? in[2]->data<int32_t>() : nullptr;
+    // Effective bias: bias[m] - zx * sum_k w[m][k] where the GEMM sums w * x.
+    std::vector<int64_t> beff(g.m);
+    for (int64_t m = 0; m < g.m; ++m) {
+      const int64_t b = bias ? bias[m] : 0;
+      beff[m] = g.depthwise() ? b : alu::Wrap(b - zx * w->groups[m / Mg].rowsum[m % Mg], 32);
+    }
     for (int64_t n = 0; n < g.n; ++n) {
       const int8_t* xn = in[0]->data<int8_t>() + n * g.c * g.h * g.w;
       if (g.depthwise()) {
-        Depthwise<int32_t, int8_t>(xn, 0, w->depthwise.data(), g, acc);
+        Depthwise<int32_t, int8_t>(xn, static_cast<int32_t>(zx), w->depthwise.data(), g, acc);
       } else {
         for (int64_t grp = 0; grp < g.group; ++grp) {
           const int8_t* xg = xn + grp * Cg * g.h * g.w;
-          if (col) Im2Col<int8_t, int8_t>(xg, Cg, g, 0, col);
+          if (col) Im2Col<int8_t, int8_t>(xg, Cg, g, 0, col, static_cast<int8_t>(zx));
           GemmS8(w->groups[grp], col ? col : xg, P, acc + grp * Mg * P, P);
         }
       }
       int8_t* y = out[0].data<int8_t>() + n * g.m * P;
       const int shift = rq.shift;
-      const int64_t lo = rq.lo, hi = rq.hi;  // locals: int8 stores may alias captured state
-      for (int64_t m = 0; m < g.m; ++m)
-        RequantizeRun(acc + m * P, P, bias ? bias[m] : 0, rq.M(m), shift, lo, hi, y + m * P);
+      const int64_t lo = rq.lo, hi = rq.hi, zy = rq.zero_point;  // locals: int8 stores may alias captured state
+      for (int64_t m = 0; m < g.m; ++m) RequantizeRun(acc + m * P, P, beff[m], rq.M(m), shift, lo, hi, y + m * P, zy);
     }
     return OkStatus();
   });

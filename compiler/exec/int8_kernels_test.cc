@@ -28,10 +28,14 @@ TEST(Int8Kernels, QConvMatchesIntegerReference) {
   struct Case {
     int c, h, w, m, k, stride, pad, group;
     bool const_weights;
+    int zx = 0, zy = 0;  // input / result zero points: sum w * (x - zx), padding contributes 0
   };
-  for (const Case& p : {Case{3, 9, 9, 8, 3, 1, 1, 1, true}, Case{16, 8, 8, 16, 3, 2, 1, 16, true},
-                        Case{32, 5, 5, 20, 1, 1, 0, 1, false}, Case{8, 7, 6, 4, 3, 2, 0, 2, false},
-                        Case{600, 3, 3, 5, 3, 1, 1, 1, true}}) {
+  for (const Case& p :
+       {Case{3, 9, 9, 8, 3, 1, 1, 1, true}, Case{16, 8, 8, 16, 3, 2, 1, 16, true},
+        Case{32, 5, 5, 20, 1, 1, 0, 1, false}, Case{8, 7, 6, 4, 3, 2, 0, 2, false},
+        Case{600, 3, 3, 5, 3, 1, 1, 1, true}, Case{3, 9, 9, 8, 3, 1, 1, 1, true, -28, -125},
+        Case{16, 8, 8, 16, 3, 2, 1, 16, true, 100, 7}, Case{32, 5, 5, 20, 1, 1, 0, 1, false, -128, -128},
+        Case{8, 7, 6, 4, 3, 2, 1, 2, false, 55, 0}, Case{600, 3, 3, 5, 3, 1, 1, 1, true, 127, 127}}) {
     const int oh = (p.h + 2 * p.pad - p.k) / p.stride + 1, ow = (p.w + 2 * p.pad - p.k) / p.stride + 1;
     const int cg = p.c / p.group, mg = p.m / p.group;
     Tensor x = RandomInt<int8_t>({1, p.c, p.h, p.w}, rng, -128, 127);
@@ -46,12 +50,12 @@ TEST(Int8Kernels, QConvMatchesIntegerReference) {
       scales += (i ? ", " : "") + std::string("0.01");
       mults += (i ? ", " : "") + std::to_string(mult[i]);
     }
-    auto g = std::make_unique<ir::Graph>("g");
+    auto zp = [](int z) { return z ? fmt::format(", zp={}", z) : std::string(); };
     const std::string text = fmt::format(
-        "graph @g(%x: i8[1,{},{},{}]<s=0.5>{}) {{\n{}  %b: i32[{}] = const [{}]\n"
-        "  %y: i8[1,{},{},{}]<s=0.25> = qconv(%x, %w, %b) {{act_max=100, act_min=-3, group={}, multiplier=[{}], "
-        "pads=[{}, {}, {}, {}], shift={}, strides=[{}, {}]}}\n  return %y\n}}\n",
-        p.c, p.h, p.w,
+        "graph @g(%x: i8[1,{},{},{}]<s=0.5{}>{}) {{\n{}  %b: i32[{}] = const [{}]\n"
+        "  %y: i8[1,{},{},{}]<s=0.25{}> = qconv(%x, %w, %b) {{act_max=100, act_min=-3, group={}, "
+        "multiplier=[{}], pads=[{}, {}, {}, {}], shift={}, strides=[{}, {}]}}\n  return %y\n}}\n",
+        p.c, p.h, p.w, zp(p.zx),
         p.const_weights ? "" : fmt::format(", %w: i8[{},{},{},{}]<axis=0, s=[{}]>", p.m, cg, p.k, p.k, scales),
         p.const_weights ? fmt::format("  %w: i8[{},{},{},{}]<axis=0, s=[{}]> = const 0x{}\n", p.m, cg, p.k, p.k, scales,
                                       [&] {
@@ -61,8 +65,8 @@ TEST(Int8Kernels, QConvMatchesIntegerReference) {
                                         return h;
                                       }())
                         : "",
-        p.m, fmt::join(std::vector<int32_t>(b.data<int32_t>(), b.data<int32_t>() + p.m), ", "), p.m, oh, ow, p.group,
-        mults, p.pad, p.pad, p.pad, p.pad, shift, p.stride, p.stride);
+        p.m, fmt::join(std::vector<int32_t>(b.data<int32_t>(), b.data<int32_t>() + p.m), ", "), p.m, oh, ow, zp(p.zy),
+        p.group, mults, p.pad, p.pad, p.pad, p.pad, shift, p.stride, p.stride);
     auto graph = Parse(text);
     ASSERT_TRUE(graph);
     std::vector<Tensor> inputs = {x};
@@ -79,13 +83,45 @@ TEST(Int8Kernels, QConvMatchesIntegerReference) {
               for (int e = 0; e < p.k; ++e) {
                 const int ih = i * p.stride - p.pad + a, iw = j * p.stride - p.pad + e;
                 if (ih < 0 || ih >= p.h || iw < 0 || iw >= p.w) continue;
-                acc += int64_t(x.data<int8_t>()[((grp * cg + c) * p.h + ih) * p.w + iw]) *
+                acc += (int64_t(x.data<int8_t>()[((grp * cg + c) * p.h + ih) * p.w + iw]) - p.zx) *
                        w.data<int8_t>()[((m * cg + c) * p.k + a) * p.k + e];
               }
-          const int64_t want = std::clamp<int64_t>(SpecMulShr(acc + b.data<int32_t>()[m], mult[m], shift), -3, 100);
+          const int64_t want =
+              std::clamp<int64_t>(SpecMulShr(acc + b.data<int32_t>()[m], mult[m], shift) + p.zy, -3, 100);
           ASSERT_EQ(out[0].data<int8_t>()[(m * oh + i) * ow + j], want) << text;
         }
   }
+}
+
+// qmatmul with input and result zero points: sum w * (x - zx), then + zy before the clamp.
+TEST(Int8Kernels, QMatMulZeroPoints) {
+  std::mt19937 rng(5);
+  Tensor x = RandomInt<int8_t>({5, 300}, rng, -128, 127), w = RandomInt<int8_t>({3, 300}, rng, -128, 127);
+  std::string hex;
+  for (int64_t i = 0; i < w.numel(); ++i) hex += fmt::format("{:02x}", static_cast<uint8_t>(w.data<int8_t>()[i]));
+  auto graph = Parse(fmt::format(R"(graph @g(%x: i8[5,300]<s=0.5, zp=-97>) {{
+  %w: i8[3,300]<s=0.1> = const 0x{}
+  %bias: i32[3] = const [100, -20000, 3]
+  %y: i8[5,3]<s=0.3, zp=-128> = qmatmul(%x, %w, %bias) {{multiplier=[1500000000, 1200000000, 2000000000], shift=42}}
+  return %y
+}})",
+                                 hex));
+  ASSERT_TRUE(graph);
+  auto o = RunGraph(*graph, {x});
+  ASSERT_EQ(o.size(), 1u);
+  const int32_t bias[3] = {100, -20000, 3};
+  const int64_t mult[3] = {1500000000, 1200000000, 2000000000};
+  int distinct = 0;
+  for (int r = 0; r < 5; ++r)
+    for (int n = 0; n < 3; ++n) {
+      int64_t acc = bias[n];
+      for (int k = 0; k < 300; ++k)
+        acc += (int64_t(x.data<int8_t>()[r * 300 + k]) + 97) * w.data<int8_t>()[n * 300 + k];
+      const int64_t want = std::clamp<int64_t>(SpecMulShr(acc, mult[n], 42) - 128, -128, 127);
+      ASSERT_EQ(o[0].data<int8_t>()[r * 3 + n], want) << r << " " << n;
+      distinct += want != -128 && want != 127;
+    }
+  EXPECT_GT(distinct, 3);  // not all saturated
 }
 
 TEST(Int8Kernels, QMatMulQAddQAvgPoolRequantize) {

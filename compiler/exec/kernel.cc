@@ -36,6 +36,8 @@ Requant ReadRequant(const ir::Node& node) {
   r.shift = static_cast<int>(node.attrs().Int("shift"));
   r.lo = node.attrs().Int("act_min", -128);
   r.hi = node.attrs().Int("act_max", 127);
+  const auto& q = node.output()->type().quant;
+  if (q && !q->per_axis() && !q->zero_point.empty()) r.zero_point = q->zero_point[0];
   return r;
 }
 
@@ -50,22 +52,22 @@ namespace {
 // drop the branches and vectorize the loop. The arithmetic is unchanged.
 template <bool kShiftInRange>
 void RequantizeRunImpl(const int32_t* __restrict acc, int64_t n, int64_t bias, int64_t multiplier, int shift,
-                       int64_t lo, int64_t hi, int8_t* __restrict y) {
+                       int64_t lo, int64_t hi, int8_t* __restrict y, int64_t zp) {
   if constexpr (kShiftInRange) {
     if (shift < 1 || shift > 63) __builtin_unreachable();
   }
   for (int64_t i = 0; i < n; ++i)
-    y[i] = static_cast<int8_t>(alu::Requantize(acc[i], bias, multiplier, shift, lo, hi, 32));
+    y[i] = static_cast<int8_t>(alu::RequantizeZp(acc[i], bias, multiplier, shift, zp, lo, hi, 32));
 }
 
 }  // namespace
 
 void RequantizeRun(const int32_t* acc, int64_t n, int64_t bias, int64_t multiplier, int shift, int64_t lo, int64_t hi,
-                   int8_t* y) {
+                   int8_t* y, int64_t zp) {
   if (shift >= 1 && shift <= 63)
-    RequantizeRunImpl<true>(acc, n, bias, multiplier, shift, lo, hi, y);
+    RequantizeRunImpl<true>(acc, n, bias, multiplier, shift, lo, hi, y, zp);
   else
-    RequantizeRunImpl<false>(acc, n, bias, multiplier, shift, lo, hi, y);
+    RequantizeRunImpl<false>(acc, n, bias, multiplier, shift, lo, hi, y, zp);
 }
 
 void ToFloat(const ir::Tensor& t, float* out) {

@@ -50,15 +50,16 @@ struct Requant {
   std::vector<int64_t> multiplier;  // 1 or per channel
   int shift = 0;
   int64_t lo = -128, hi = 127;
+  int64_t zero_point = 0;  // the result's (qconv/qmatmul; 0 for the other ops)
   int64_t M(int64_t c) const { return multiplier.size() == 1 ? multiplier[0] : multiplier[c]; }
 };
 Requant ReadRequant(const ir::Node& node);
 // Fused float activation bounds (act_min/act_max; absent = +-inf).
 void ReadAct(const ir::Node& node, float* lo, float* hi);
-// y[i] = alu::Requantize(acc[i], bias, multiplier, shift, lo, hi) for a run of
-// elements sharing one channel. Vectorizes when shift is in [1, 63].
+// y[i] = alu::RequantizeZp(acc[i], bias, multiplier, shift, zp, lo, hi) for a
+// run of elements sharing one channel. Vectorizes when shift is in [1, 63].
 void RequantizeRun(const int32_t* acc, int64_t n, int64_t bias, int64_t multiplier, int shift, int64_t lo, int64_t hi,
-                   int8_t* y);
+                   int8_t* y, int64_t zp = 0);
 // Integer tensor values minus a zero point, as floats (for IgemmExact).
 void ToShiftedFloat(const ir::Tensor& t, int64_t zero_point, float* out);
 // Converts in-order elements of any tensor to float.

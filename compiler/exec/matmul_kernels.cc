@@ -133,12 +133,16 @@ StatusOr<KernelFn> MakeGemm(const ir::Node& node) {
   });
 }
 
-// qmatmul: rows of x[..., K] times w[N, K]^T, then per-column requantization.
+// qmatmul: rows of (x[..., K] - zx) times w[N, K]^T, then per-column
+// requantization with the result's zero point. Like the accelerator, it sums
+// w * x and folds -zx * sum_k w[c][k] into the bias (exact modulo 2^32).
 StatusOr<KernelFn> MakeQMatMul(const ir::Node& node) {
   const Shape ws = node.input(1)->type().shape;
   const int64_t n = ws[0], k = ws[1];
   const int64_t rows = node.input(0)->type().numel() / k;
   const Requant rq = ReadRequant(node);
+  const auto& xq = node.input(0)->type().quant;
+  const int64_t zx = xq->zero_point.empty() ? 0 : xq->zero_point[0];
   auto make_wt = [n, k](const Tensor& w) {
     std::vector<float> wt(k * n);
     const int8_t* s = w.data<int8_t>();
@@ -156,13 +160,18 @@ StatusOr<KernelFn> MakeQMatMul(const ir::Node& node) {
     int32_t* acc = ScratchAs<int32_t>(2, rows * n);
     IgemmExact(rows, n, k, xf, k, wt, n, acc, n, false);
     const int32_t* bias = in.size() > 2 ? in[2]->data<int32_t>() : nullptr;
+    std::vector<int64_t> beff(n);
+    for (int64_t c = 0; c < n; ++c) {
+      int64_t sum = 0;
+      for (int64_t j = 0; j < k; ++j) sum += in[1]->data<int8_t>()[c * k + j];
+      beff[c] = alu::Wrap((bias ? bias[c] : 0) - zx * sum, 32);
+    }
     int8_t* y = out[0].data<int8_t>();
     const int shift = rq.shift;
-    const int64_t lo = rq.lo, hi = rq.hi;
+    const int64_t lo = rq.lo, hi = rq.hi, zy = rq.zero_point;
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t c = 0; c < n; ++c)
-        y[r * n + c] =
-            static_cast<int8_t>(alu::Requantize(acc[r * n + c], bias ? bias[c] : 0, rq.M(c), shift, lo, hi, 32));
+        y[r * n + c] = static_cast<int8_t>(alu::RequantizeZp(acc[r * n + c], beff[c], rq.M(c), shift, zy, lo, hi, 32));
     return OkStatus();
   });
 }

@@ -110,6 +110,21 @@ Status ExpectSymmetricI8(const Node& n, int i) {
   return OkStatus();
 }
 
+Status ExpectPerTensorI8(const Node& n, int i) {
+  const TensorType& t = In(n, i);
+  if (t.dtype != DType::kI8 || !t.quant || t.quant->per_axis())
+    return NodeError(n, "{} must be i8 quantized per-tensor", Operand(n, i));
+  return OkStatus();
+}
+
+Status ExpectDeclaredPerTensorI8(const Node& n, const std::vector<TensorType>& out, int r) {
+  const TensorType& t = out[r];
+  if (t.dtype != DType::kI8 || !t.quant || t.quant->per_axis())
+    return NodeError(n, "result '%{}' must be declared i8 quantized per-tensor, got {}", n.output(r)->name(),
+                     TypeToString(t));
+  return OkStatus();
+}
+
 Status ExpectDeclaredSymmetricI8(const Node& n, const std::vector<TensorType>& out, int r) {
   const TensorType& t = out[r];
   if (t.dtype != DType::kI8 || !t.quant || t.quant->per_axis() || !t.quant->symmetric())

@@ -1,6 +1,7 @@
 // Type inference for quantized ops. Two families:
-//  * accelerator ops (qconv, qmatmul, qadd, qavg_pool, requantize): symmetric
-//    int8 activations (zero point 0), int8 weights, int32 bias, fixed-point
+//  * accelerator ops (qconv, qmatmul, qadd, qavg_pool, requantize): int8
+//    activations (zero point 0; qconv/qmatmul: any per-tensor zero point on
+//    input and result), symmetric int8 weights, int32 bias, fixed-point
 //    requantization attributes; their exact per-element arithmetic is
 //    specified in docs/quantization.md and runs as isa/alu.h primitives;
 //  * ONNX-semantics CPU ops (qlinear_conv, qlinear_matmul, conv_integer,
@@ -14,6 +15,10 @@ namespace {
 // Accumulation bound: K * 128 * 128 stays below 2^31, so int32 sums of int8
 // products never wrap (docs/quantization.md).
 constexpr int64_t kMaxReduction = 131071;
+// With an input zero point |x - zx| <= 255: K * 255 * 128 < 2^31.
+constexpr int64_t kMaxReductionZp = 65793;
+
+int64_t MaxReduction(const Node& n) { return In(n, 0).quant->symmetric() ? kMaxReduction : kMaxReductionZp; }
 
 bool IsInt8(DType t) { return t == DType::kI8 || t == DType::kU8; }
 
@@ -82,22 +87,22 @@ Status InferQuantCast(const Node& n, std::vector<TensorType>* out) {
 }
 
 Status InferQConv(const Node& n, std::vector<TensorType>* out) {
-  TSR_RETURN_IF_ERROR(ExpectSymmetricI8(n, 0));
+  TSR_RETURN_IF_ERROR(ExpectPerTensorI8(n, 0));
   Shape o;
   TSR_RETURN_IF_ERROR(ConvShape(n, &o));
   const Shape& w = In(n, 1).shape;
   TSR_RETURN_IF_ERROR(ExpectWeights(n, 1, w[0]));
   TSR_RETURN_IF_ERROR(ExpectBias(n, 2, w[0]));
-  if (w[1] * w[2] * w[3] > kMaxReduction)
-    return NodeError(n, "reduction length {} exceeds {}", w[1] * w[2] * w[3], kMaxReduction);
+  if (w[1] * w[2] * w[3] > MaxReduction(n))
+    return NodeError(n, "reduction length {} exceeds {}", w[1] * w[2] * w[3], MaxReduction(n));
   TSR_RETURN_IF_ERROR(CheckRequant(n, w[0]));
-  TSR_RETURN_IF_ERROR(ExpectDeclaredSymmetricI8(n, *out, 0));
+  TSR_RETURN_IF_ERROR(ExpectDeclaredPerTensorI8(n, *out, 0));
   (*out)[0].shape = o;
   return OkStatus();
 }
 
 Status InferQMatMul(const Node& n, std::vector<TensorType>* out) {
-  TSR_RETURN_IF_ERROR(ExpectSymmetricI8(n, 0));
+  TSR_RETURN_IF_ERROR(ExpectPerTensorI8(n, 0));
   const Shape& x = In(n, 0).shape;
   TSR_RETURN_IF_ERROR(ExpectRank(n, 1, 2));
   const Shape& w = In(n, 1).shape;
@@ -106,10 +111,10 @@ Status InferQMatMul(const Node& n, std::vector<TensorType>* out) {
   if (x.back() != w[1])
     return NodeError(n, "{} has inner size {}, weight [N, K] {} has K = {}", Operand(n, 0), x.back(), ShapeToString(w),
                      w[1]);
-  if (w[1] > kMaxReduction) return NodeError(n, "reduction length {} exceeds {}", w[1], kMaxReduction);
+  if (w[1] > MaxReduction(n)) return NodeError(n, "reduction length {} exceeds {}", w[1], MaxReduction(n));
   TSR_RETURN_IF_ERROR(ExpectBias(n, 2, w[0]));
   TSR_RETURN_IF_ERROR(CheckRequant(n, w[0]));
-  TSR_RETURN_IF_ERROR(ExpectDeclaredSymmetricI8(n, *out, 0));
+  TSR_RETURN_IF_ERROR(ExpectDeclaredPerTensorI8(n, *out, 0));
   Shape o = x;
   o.back() = w[0];
   (*out)[0].shape = o;
@@ -250,14 +255,14 @@ void RegisterQuantOps(std::vector<OpDef>* ops) {
                   1,
                   {strides, pads, dil, group, mult, shift, amin, amax},
                   InferQConv,
-                  "int8 conv, int32 accumulate + bias, per-channel MULSHR requantize, clamp"});
+                  "int8 conv of (x - zx), int32 accumulate + bias, per-channel MULSHR requantize, + zy, clamp"});
   ops->push_back({"qmatmul",
                   2,
                   3,
                   1,
                   {mult, shift, amin, amax},
                   InferQMatMul,
-                  "int8 x[..., K] times w[N, K]^T, int32 accumulate + bias, MULSHR requantize, clamp"});
+                  "int8 (x[..., K] - zx) times w[N, K]^T, int32 accumulate + bias, MULSHR requantize, + zy, clamp"});
   ops->push_back({"qadd",
                   2,
                   2,

@@ -36,6 +36,10 @@ Status PerTensorOnly(const Node& n, int i);
 Status ExpectFloatOperands(const Node& n);
 // Input i must be i8 quantized per-tensor with zero point 0.
 Status ExpectSymmetricI8(const Node& n, int i);
+// Operand i must be i8 quantized per-tensor (any zero point).
+Status ExpectPerTensorI8(const Node& n, int i);
+// Result r must be declared i8 quantized per-tensor (any zero point).
+Status ExpectDeclaredPerTensorI8(const Node& n, const std::vector<TensorType>& out, int r);
 // Result r must be declared i8 per-tensor with zero point 0; copies it.
 Status ExpectDeclaredSymmetricI8(const Node& n, const std::vector<TensorType>& out, int r);
 // numpy broadcasting of two shapes.

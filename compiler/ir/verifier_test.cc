@@ -74,11 +74,20 @@ TEST(Verifier, QuantizedOpInvariants) {
       VerifyError(w + "  %y: i8[1,2,4,4]<s=0.25> = qconv(%x, %w) {multiplier=[1], shift=64}\n  return %y\n", params),
       "node producing '%y' (qconv): shift 64 out of range [0, 63]");
   EXPECT_EQ(VerifyError(w + "  %y: i8[1,2,4,4] = qconv(%x, %w) {multiplier=[1], shift=3}\n  return %y\n", params),
-            "node producing '%y' (qconv): result '%y' must be declared i8 quantized per-tensor with zero point 0, got "
-            "i8[1,2,4,4]");
+            "node producing '%y' (qconv): result '%y' must be declared i8 quantized per-tensor, got i8[1,2,4,4]");
+  // qconv takes input and result zero points (int8 only); qadd needs zero point 0.
+  auto zp = ParseGraph("graph @g(%x: i8[1,4,4,4]<s=0.5, zp=3>) {\n" + w +
+                           "  %y: i8[1,2,4,4]<s=1, zp=-7> = qconv(%x, %w) {multiplier=[1], shift=3}\n  return %y\n}\n",
+                       "v.tir");
+  ASSERT_TRUE(zp.ok()) << zp.status().ToString();
+  EXPECT_TRUE(Verify(**zp).ok());
   EXPECT_EQ(VerifyError(w + "  %y: i8[1,2,4,4]<s=1> = qconv(%x, %w) {multiplier=[1], shift=3}\n  return %y\n",
+                        "%x: u8[1,4,4,4]<s=0.5, zp=3>"),
+            "node producing '%y' (qconv): input 0 '%x' (u8[1,4,4,4]<s=0.5, zp=3>) must be i8 quantized per-tensor");
+  EXPECT_EQ(VerifyError("  %y: i8[1,4,4,4]<s=0.5> = qadd(%x, %x) {multiplier=[1, 1], shift=[1, 1], post_shift=4}\n"
+                        "  return %y\n",
                         "%x: i8[1,4,4,4]<s=0.5, zp=3>"),
-            "node producing '%y' (qconv): input 0 '%x' (i8[1,4,4,4]<s=0.5, zp=3>) must be i8 quantized per-tensor "
+            "node producing '%y' (qadd): input 0 '%x' (i8[1,4,4,4]<s=0.5, zp=3>) must be i8 quantized per-tensor "
             "with zero point 0");
   EXPECT_EQ(VerifyError("  %y: f32[1,4,4,4] = relu(%x)\n  return %y\n", params),
             "node producing '%y' (relu): input 0 '%x' (i8[1,4,4,4]<s=0.5>) must not be quantized");

@@ -27,12 +27,20 @@ bool SymI8(const ir::TensorType& t) {
   return t.dtype == ir::DType::kI8 && t.quant && !t.quant->per_axis() && t.quant->symmetric();
 }
 
+bool PerTensorI8(const ir::TensorType& t) { return t.dtype == ir::DType::kI8 && t.quant && !t.quant->per_axis(); }
+
+int64_t ZeroPoint(const ir::TensorType& t) { return t.quant->zero_point.empty() ? 0 : t.quant->zero_point[0]; }
+
 float Scale(const ir::Value* v) { return v->type().quant->scale[0]; }
 
-void ActBounds(const ir::Node& op, float scale, int64_t* lo, int64_t* hi) {
+void ActBounds(const ir::Node& op, float scale, int64_t zero_point, int64_t* lo, int64_t* hi) {
   const float amin = op.attrs().Float("act_min", -INFINITY), amax = op.attrs().Float("act_max", INFINITY);
-  *lo = std::isinf(amin) ? -128 : static_cast<int64_t>(std::clamp(std::nearbyint(amin / scale), -128.f, 127.f));
-  *hi = std::isinf(amax) ? 127 : static_cast<int64_t>(std::clamp(std::nearbyint(amax / scale), -128.f, 127.f));
+  auto q = [&](float v) {
+    return std::clamp(static_cast<int64_t>(std::clamp(std::nearbyint(v / scale), -1e6f, 1e6f)) + zero_point,
+                      int64_t{-128}, int64_t{127});
+  };
+  *lo = std::isinf(amin) ? -128 : q(amin);
+  *hi = std::isinf(amax) ? 127 : q(amax);
 }
 
 bool QuantizeBias(const ir::Value* bias, double sx, const std::vector<float>& sw, std::vector<int32_t>* out) {
@@ -177,7 +185,7 @@ bool FoldAdd(ir::Graph& g, ir::Node* q, ir::Node* p) {
   auto fp = quant::ChooseAddFixedPoint(double(Scale(a)) / y.quant->scale[0], double(Scale(b)) / y.quant->scale[0]);
   if (!fp.ok()) return false;
   int64_t lo, hi;
-  ActBounds(*p, y.quant->scale[0], &lo, &hi);
+  ActBounds(*p, y.quant->scale[0], 0, &lo, &hi);
   ir::Attrs at;
   at.Set("multiplier", std::vector<int64_t>{fp->multiplier[0], fp->multiplier[1]});
   at.Set("shift", std::vector<int64_t>{fp->shift[0], fp->shift[1]});
@@ -249,6 +257,31 @@ bool FoldRoundTrip(ir::Graph& g, ir::Node* q, ir::Node* p) {
   return true;
 }
 
+// uint8 activations become int8 with the zero point moved by -128:
+// quantize's saturate(round(x / s) + z) to [0, 255] minus 128 is
+// saturate(round(x / s) + z - 128) to [-128, 127], and dequantize's
+// (q - z) is unchanged, so the graph computes the same numbers.
+//   before: %q: u8[..]<s=0.02, zp=128> = quantize(%x)   %d = dequantize(%q)
+//   after:  %q: i8[..]<s=0.02, zp=0>   = quantize(%x)   %d = dequantize(%q)
+// Values that are graph outputs or feed anything but dequantize keep u8.
+int RetypeU8(ir::Graph& g) {
+  int n = 0;
+  for (ir::Node* q : g.nodes()) {
+    ir::Value* v = q->output();
+    const ir::TensorType& t = v->type();
+    if (q->op() != "quantize" || t.dtype != ir::DType::kU8 || !t.quant || t.quant->per_axis() || g.IsOutput(v))
+      continue;
+    bool only_dq = !v->users().empty();
+    for (const ir::Node* u : v->users()) only_dq &= u->op() == "dequantize";
+    if (!only_dq) continue;
+    ir::QuantParams qp = *t.quant;
+    qp.zero_point.assign(1, static_cast<int32_t>(ZeroPoint(t) - 128));
+    v->set_type(ir::TensorType(ir::DType::kI8, t.shape, qp));
+    ++n;
+  }
+  return n;
+}
+
 }  // namespace
 }  // namespace tessera::passes::qdq
 
@@ -257,6 +290,7 @@ namespace tessera::passes {
 StatusOr<PassStats> FoldQdq(ir::Graph& g) {
   using namespace qdq;
   PassStats stats;
+  if (int n = RetypeU8(g)) stats.Count("u8 -> i8", n);
   for (bool again = true; again;) {
     again = false;
     for (ir::Node* q : g.nodes()) {

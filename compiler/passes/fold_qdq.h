@@ -12,10 +12,15 @@ namespace tessera::passes::qdq {
 ir::Value* Dq(const ir::Value* v);
 // i8, per-tensor, zero point 0.
 bool SymI8(const ir::TensorType& t);
+// i8, per-tensor, any zero point (qconv/qmatmul activations).
+bool PerTensorI8(const ir::TensorType& t);
+// The per-tensor zero point of a quantized type.
+int64_t ZeroPoint(const ir::TensorType& t);
 float Scale(const ir::Value* v);
 // Integer activation bounds in the output scale for a fused float clamp:
-// round_half_even(bound / scale) clamped to int8; absent bounds give -128/127.
-void ActBounds(const ir::Node& op, float scale, int64_t* lo, int64_t* hi);
+// round_half_even(bound / scale) + zero_point clamped to int8; absent bounds
+// give -128/127.
+void ActBounds(const ir::Node& op, float scale, int64_t zero_point, int64_t* lo, int64_t* hi);
 // int32 bias for per-channel accumulator scales sx * sw[c]: a float constant
 // (rounded half to even) or dequantize(int32 constant). False if neither.
 bool QuantizeBias(const ir::Value* bias, double sx, const std::vector<float>& sw, std::vector<int32_t>* out);

@@ -1,8 +1,10 @@
 // fold-qdq patterns for the GEMM-based ops: quantize(conv / gemm / matmul of
-// dequantized int8 activations and dequantized constant int8 weights) ->
+// dequantized int8 activations (any per-tensor zero point; uint8 ones were
+// moved to int8) and dequantized constant symmetric int8 weights) ->
 // qconv / qmatmul with per-channel fixed-point multipliers sx * sw[c] / sy,
 // the bias quantized to int32 at scale sx * sw[c], and the fused clamp
-// quantized to the output scale.
+// quantized to the output scale and zero point. The zero points stay on the
+// operand and result types (the ops' semantics read them from there).
 #include "compiler/passes/fold_qdq.h"
 #include "compiler/quant/fixed_point.h"
 
@@ -15,6 +17,9 @@ bool WeightI8(const ir::Value* w, int axis) {
   return w->is_constant() && t.dtype == ir::DType::kI8 && t.quant && t.quant->symmetric() &&
          (!t.quant->per_axis() || t.quant->axis == axis);
 }
+
+// The verifier's reduction bound (int32 accumulation; ops_quant.cc).
+int64_t MaxReduction(const ir::Value* x) { return ZeroPoint(x->type()) == 0 ? 131071 : 65793; }
 
 std::vector<float> ChannelScales(const ir::QuantParams& q, int64_t channels) {
   std::vector<float> s(channels);
@@ -33,7 +38,7 @@ bool Requant(ir::Graph& g, const ir::Node& p, ir::Value* x, const std::vector<fl
   std::vector<int32_t> b;
   if (!QuantizeBias(bias, sx, sw, &b)) return false;
   int64_t lo, hi;
-  ActBounds(p, y.quant->scale[0], &lo, &hi);
+  ActBounds(p, y.quant->scale[0], ZeroPoint(y), &lo, &hi);
   a->Set("multiplier", fp->multiplier);
   a->Set("shift", static_cast<int64_t>(fp->shift));
   if (lo != -128) a->Set("act_min", lo);
@@ -56,9 +61,9 @@ bool FoldConv(ir::Graph& g, ir::Node* q, ir::Node* p) {
   ir::Value* x = Dq(p->input(0));
   ir::Value* w = Dq(p->input(1));
   const ir::TensorType& y = q->output()->type();
-  if (!x || !w || !SymI8(x->type()) || !WeightI8(w, 0) || !SymI8(y)) return false;
+  if (!x || !w || !PerTensorI8(x->type()) || !WeightI8(w, 0) || !PerTensorI8(y)) return false;
   const ir::Shape& ws = w->type().shape;
-  if (ws[1] * ws[2] * ws[3] > 131071) return false;
+  if (ws[1] * ws[2] * ws[3] > MaxReduction(x)) return false;
   ir::Attrs a;
   for (const char* k : {"strides", "pads", "dilations", "group"})
     if (p->attrs().Has(k)) a.Set(k, p->attrs().map().at(k));
@@ -76,7 +81,8 @@ bool FoldGemm(ir::Graph& g, ir::Node* q, ir::Node* p) {
   ir::Value* x = Dq(p->input(0));
   ir::Value* w = Dq(p->input(1));
   const ir::TensorType& y = q->output()->type();
-  if (!x || !w || !SymI8(x->type()) || !SymI8(y) || x->type().rank() < 2 || w->type().rank() != 2) return false;
+  if (!x || !w || !PerTensorI8(x->type()) || !PerTensorI8(y) || x->type().rank() < 2 || w->type().rank() != 2)
+    return false;
   const bool gemm = p->op() == "gemm";
   if (gemm &&
       (p->attrs().Int("trans_a", 0) || p->attrs().Float("alpha", 1.f) != 1.f || p->attrs().Float("beta", 1.f) != 1.f))
@@ -86,7 +92,7 @@ bool FoldGemm(ir::Graph& g, ir::Node* q, ir::Node* p) {
   if (!WeightI8(w, nk ? 0 : 1)) return false;
   const int64_t n = nk ? w->type().shape[0] : w->type().shape[1];
   const int64_t k = nk ? w->type().shape[1] : w->type().shape[0];
-  if (k > 131071) return false;
+  if (k > MaxReduction(x)) return false;
   const ir::Value* bias = p->num_inputs() > 2 ? p->input(2) : nullptr;
   if (bias && bias->type().numel() != n) return false;  // only a per-output-channel bias
   ir::Attrs a;

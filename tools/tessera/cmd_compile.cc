@@ -27,6 +27,12 @@ bool AlreadyQuantized(const ir::Graph& g) {
   return false;
 }
 
+bool IsMatMulLayer(const std::string& op) {
+  for (const char* o : {"conv", "conv_transpose", "gemm", "matmul", "qlinear_conv", "qlinear_matmul"})
+    if (op == o) return true;
+  return false;
+}
+
 struct CompileOpts {
   std::string model, config, output;
   int64_t im2col_channels = 8;
@@ -58,8 +64,7 @@ Status RunCompile(const CompileOpts& o) {
     if (st.kind() == tsr::Step::ACCEL) ++accel, predicted += st.predicted_cycles(), macs += st.useful_macs();
     if (st.kind() != tsr::Step::CPU) continue;
     ++cpu;
-    for (const char* op : {"conv", "conv_transpose", "gemm", "matmul", "qlinear_conv", "qlinear_matmul"})
-      float_layers += st.op() == op;
+    float_layers += IsMatMulLayer(st.op());
   }
   const double front_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   const double back_ms = std::chrono::duration<double, std::milli>(t2 - t1).count();
@@ -74,17 +79,20 @@ Status RunCompile(const CompileOpts& o) {
               static_cast<long long>(off.round_trip_bytes));
   std::printf("compile time: %.1f ms (front half %.1f ms, back half %.1f ms)\n", front_ms + back_ms, front_ms, back_ms);
   // Never blame a missing --calib for a model that is quantized already.
-  if (!calib && float_layers > 0 && AlreadyQuantized(*front.graph))
+  if (!calib && float_layers > 0 && AlreadyQuantized(*front.graph)) {
     std::printf(
         "note: %d convolution/matmul layers of this quantized model stay on the CPU: their quantization "
-        "(element types, zero points, scales) is not one the accelerator runs; `tessera inspect` on the .tsr "
-        "names each layer\n",
+        "(element types, zero points, scales) is not one the accelerator runs:\n",
         float_layers);
-  else if (!calib && float_layers > 0)
+    for (const tsr::Step& st : m->steps())
+      if (st.kind() == tsr::Step::CPU && IsMatMulLayer(st.op()))
+        std::printf("  %s (%s): %s\n", st.node().c_str(), st.op().c_str(), st.reason().c_str());
+  } else if (!calib && float_layers > 0) {
     std::printf(
         "note: %d float convolution/matmul layers stay on the CPU because no --calib was given; pass "
         "--calib X.npy to quantize them\n",
         float_layers);
+  }
   return OkStatus();
 }
 
