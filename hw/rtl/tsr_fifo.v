@@ -1,7 +1,8 @@
 // Synchronous first-in first-out queue (the command queues and the fetch
 // buffer). Show-ahead: head is the oldest entry whenever count > 0.
-// Contract: push is ignored when full, pop when empty; a push and a pop in
-// the same cycle are both performed. count is the number of entries held at
+// Contract: push is ignored when full unless there is a pop in the same
+// cycle (phase 3 frees a slot for phase 4), pop when empty; a push and a pop
+// in the same cycle are both performed. count is the number of entries held at
 // the start of the cycle (0..DEPTH).
 module tsr_fifo #(
     parameter int DEPTH = 16,
@@ -25,7 +26,7 @@ module tsr_fifo #(
 
   assign full = count == CW'(DEPTH);
   assign empty = count == '0;
-  assign do_push = push && !full;
+  assign do_push = push && (!full || do_pop);
   assign do_pop = pop && !empty;
   assign head = mem[rd];
 

@@ -1,0 +1,137 @@
+// One module's instruction controller (load, compute or store): phases 2 and
+// 3 of docs/microarch.md "The cycle" and the module's cycle categories.
+// Phase 2: an instruction whose end is signalled (`end_now`), or one already
+// held because a push did not fit, performs all its pushes when every target
+// token queue can take one (`tq_can_push`, counts at the start of the cycle);
+// the module is then free. Phase 3: a free module whose command-queue head
+// was dispatched in an earlier cycle (`q_valid`: the queue held it at the
+// start of the cycle) and whose pops are available (`tq_can_pop`, which sees
+// this cycle's pushes) starts it unless `hold` (run stopping).
+// Statistics (sim/timing_engine.cc Account/Complete/Finish): at an end,
+// min(End - S, busy_part) cycles are busy and the rest wait_memory; a cycle
+// outside an instruction is wait_token when holding a completed instruction
+// or a head waiting for pops, else it is kept as trailing wait_queue, added
+// at the next start and dropped (idle) at the run's end. In the `last` cycle
+// (FINISH's end) no category is counted for the cycle itself and a module
+// still in an instruction counts its cycles so far as busy.
+// Token queue bits: TSR_TQ_* order. MOD: this module's TSR_MODULE_* value.
+module tsr_unit #(
+    parameter int MOD = 0
+) (
+    input  logic         clk,
+    input  logic         clr,          // synchronous: the START edge (or reset)
+    input  logic [ 63:0] cyc,          // the current cycle number t
+    input  logic         q_valid,
+    input  logic [127:0] q_insn,
+    input  logic [ 31:0] q_index,
+    input  logic         hold,         // no start in this cycle
+    input  logic         end_now,      // the running instruction ends in this cycle
+    input  logic [ 63:0] busy_part,    // DMA: T_setup + P + beats; others: ignored (all busy)
+    input  logic         dma,          // the running instruction is a LOAD/STORE
+    input  logic         last,         // this cycle is the run's last (no categories)
+    input  logic [  3:0] tq_can_push,
+    input  logic [  3:0] tq_can_pop,
+    output logic [  3:0] tq_push,
+    output logic [  3:0] tq_pop,
+    output logic         start,
+    output logic         busy,         // in an instruction at the start of the cycle
+    output logic         completing,   // end_now and all pushes done in this cycle
+    output logic [127:0] cur_insn,
+    output logic [ 31:0] cur_index,
+    output logic [ 63:0] inc_busy,
+    output logic [ 63:0] inc_wait_token,
+    output logic [ 63:0] inc_wait_queue,
+    output logic [ 63:0] inc_wait_memory
+);
+  /* verilator lint_off UNUSEDPARAM */
+`include "tessera_cfg.vh"
+  /* verilator lint_on UNUSEDPARAM */
+
+  localparam logic [1:0] FREE = 2'd0, BUSY = 2'd1, PUSH = 2'd2;
+  logic [1:0] st;
+  logic [63:0] s_cycle, trailing;
+
+  // Token queues of this module's flags (pop_prev, pop_next, push_prev, push_next).
+  function automatic logic [3:0] pops_of(input logic [127:0] w);
+    logic [3:0] m;
+    m = '0;
+    if (MOD == TSR_MODULE_LOAD) begin
+      if (w[TSR_MEM_POP_NEXT_LSB]) m[TSR_TQ_COMPUTE_TO_LOAD] = 1'b1;
+    end else if (MOD == TSR_MODULE_COMPUTE) begin
+      if (w[TSR_MEM_POP_PREV_LSB]) m[TSR_TQ_LOAD_TO_COMPUTE] = 1'b1;
+      if (w[TSR_MEM_POP_NEXT_LSB]) m[TSR_TQ_STORE_TO_COMPUTE] = 1'b1;
+    end else begin
+      if (w[TSR_MEM_POP_PREV_LSB]) m[TSR_TQ_COMPUTE_TO_STORE] = 1'b1;
+    end
+    pops_of = m;
+  endfunction
+  function automatic logic [3:0] pushes_of(input logic [127:0] w);
+    logic [3:0] m;
+    m = '0;
+    if (MOD == TSR_MODULE_LOAD) begin
+      if (w[TSR_MEM_PUSH_NEXT_LSB]) m[TSR_TQ_LOAD_TO_COMPUTE] = 1'b1;
+    end else if (MOD == TSR_MODULE_COMPUTE) begin
+      if (w[TSR_MEM_PUSH_PREV_LSB]) m[TSR_TQ_COMPUTE_TO_LOAD] = 1'b1;
+      if (w[TSR_MEM_PUSH_NEXT_LSB]) m[TSR_TQ_COMPUTE_TO_STORE] = 1'b1;
+    end else begin
+      if (w[TSR_MEM_PUSH_PREV_LSB]) m[TSR_TQ_STORE_TO_COMPUTE] = 1'b1;
+    end
+    pushes_of = m;
+  endfunction
+
+  logic [3:0] need_push, need_pop;
+  logic try_push, push_ok, free2;
+  logic [63:0] len;
+  assign busy = st == BUSY;
+  assign need_push = pushes_of(cur_insn);
+  assign need_pop = pops_of(q_insn);
+  assign try_push = (busy && end_now) || st == PUSH;
+  assign push_ok = (need_push & ~tq_can_push) == '0;
+  assign tq_push = (try_push && push_ok) ? need_push : '0;
+  assign completing = try_push && push_ok;
+  assign free2 = st == FREE || completing;
+  assign start = free2 && q_valid && !hold && (need_pop & ~tq_can_pop) == '0;
+  assign tq_pop = start ? need_pop : '0;
+  assign len = cyc - s_cycle;
+
+  always_comb begin
+    inc_busy = '0;
+    inc_wait_token = '0;
+    inc_wait_queue = '0;
+    inc_wait_memory = '0;
+    if (busy && end_now) begin
+      inc_busy = (dma && busy_part < len) ? busy_part : len;
+      inc_wait_memory = len - inc_busy;
+    end
+    if (last) begin
+      if (busy && !end_now) inc_busy = len;
+    end else if (start) begin
+      inc_wait_queue = trailing;
+    end else if (try_push && !push_ok) begin
+      inc_wait_token = 64'd1;
+    end else if (free2 && q_valid) begin
+      inc_wait_token = 64'd1;
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    if (clr) begin
+      st <= FREE;
+      trailing <= '0;
+      s_cycle <= '0;
+      cur_insn <= '0;
+      cur_index <= '0;
+    end else begin
+      if (start) begin
+        st <= BUSY;
+        s_cycle <= cyc;
+        cur_insn <= q_insn;
+        cur_index <= q_index;
+        trailing <= '0;
+      end else begin
+        if (try_push) st <= push_ok ? FREE : PUSH;
+        if (free2 && !q_valid) trailing <= trailing + 64'd1;
+      end
+    end
+  end
+endmodule
