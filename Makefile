@@ -4,7 +4,7 @@ PRESET ?= default
 BUILD  := build
 JOBS   ?= $(shell nproc)
 
-.PHONY: all deps configure build test test-slow test-all test-sanitize fuzz demo sweep-demo bench format format-check clean
+.PHONY: all deps configure build test test-slow test-all test-sanitize fuzz demo vp sweep-demo bench format format-check clean
 
 all: build
 
@@ -42,6 +42,11 @@ fuzz: deps
 
 demo: build
 	@tools/demo.sh $(BUILD)
+
+# The SystemC virtual platform (docs/systemc.md): a host process drives the
+# accelerator through TLM transactions on a bus and runs the digits CNN.
+vp: build
+	$(BUILD)/examples/virtual_platform $(BUILD)/models/digits
 
 # The bundled architecture sweep (docs/exploration.md): 32 points over two
 # models on a local Dask cluster; results and plots in $(BUILD)/sweeps/demo.
