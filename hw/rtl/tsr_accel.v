@@ -372,7 +372,10 @@ module tsr_accel (
   logic ld_req, cp_req, st_req;
   logic [63:0] ld_addr, cp_addr, st_addr;
   logic [12:0] ld_bytes, cp_bytes, st_bytes;
-  assign mp_req = {ld_req && go, st_req && go, cp_req && go, f_req && go};
+  // DMA bursts go on while ABORT waits for the running instructions; fetch stops.
+  logic go_dma;
+  assign go_dma = running && !resp_fault && !oob_fault && !finish_now && !(|start_fault) && !dec_fault;
+  assign mp_req = {ld_req && go_dma, st_req && go_dma, cp_req && go_dma, f_req && go};
   assign mp_write = 4'b0100;
   assign mp_addr = {dram_base + ld_addr, dram_base + st_addr, dram_base + cp_addr, dram_base + f_addr};
   assign mp_bytes = {ld_bytes, st_bytes, cp_bytes, f_bytes};
@@ -555,6 +558,7 @@ module tsr_accel (
       .done(ex_done),
       .busy(ex_busy),
       .macs_inc(ex_macs),
+      .oob(exec_oob),
       .uop_re(uop_re),
       .uop_ra(uop_ra),
       .uop_rd(uop_rd),
@@ -574,10 +578,6 @@ module tsr_accel (
       .out_wa(ex_out_wa),
       .out_wd(ex_out_wd)
   );
-
-  // GEMM/ALU index faults: tsr_compute_exec's `oob` output (rtl-interface
-  // CHANGE 18:45) is not there yet, so they are not detected.
-  assign exec_oob = 1'b0;
 
   // FINISH: End = S + 1.
   logic fin_q;
