@@ -14,8 +14,9 @@
 # An unavailable row is dropped when a backend of the same name is registered.
 
 function(tessera_add_backend)
-  cmake_parse_arguments(B "" "NAME;FUNCTION;TARGET" "" ${ARGN})
+  cmake_parse_arguments(B "NEEDS_HARDWARE" "NAME;FUNCTION;TARGET" "" ${ARGN})
   set_property(GLOBAL APPEND PROPERTY TESSERA_BACKENDS "${B_NAME}")
+  set_property(GLOBAL PROPERTY TESSERA_BACKEND_${B_NAME}_NEEDS_HARDWARE "${B_NEEDS_HARDWARE}")
   set_property(GLOBAL PROPERTY TESSERA_BACKEND_${B_NAME}_FUNCTION "${B_FUNCTION}")
   set_property(GLOBAL PROPERTY TESSERA_BACKEND_${B_NAME}_TARGET "${B_TARGET}")
 endfunction()
@@ -26,15 +27,17 @@ function(tessera_backend_unavailable)
   set_property(GLOBAL PROPERTY TESSERA_UNAVAILABLE_${B_NAME} "${B_DESCRIPTION}|${B_HAS_TIMING}|${B_ENABLE}")
 endfunction()
 
-# The registered backends that are devices (they have a library target), in
-# registration order: for tests that run on every device. Backends register
+# The registered backends that are devices (they have a library target) and
+# open without hardware (not NEEDS_HARDWARE, i.e. not fpga), in registration
+# order: for tests that run on every device. Backends register
 # in directories added before examples/, bench/ and tests/.
 function(tessera_device_backends out)
   get_property(names GLOBAL PROPERTY TESSERA_BACKENDS)
   set(devices "")
   foreach(n IN LISTS names)
     get_property(tgt GLOBAL PROPERTY TESSERA_BACKEND_${n}_TARGET)
-    if(tgt)
+    get_property(hw GLOBAL PROPERTY TESSERA_BACKEND_${n}_NEEDS_HARDWARE)
+    if(tgt AND NOT hw)
       list(APPEND devices ${n})
     endif()
   endforeach()
@@ -53,6 +56,10 @@ function(tessera_generate_backend_registry)
     get_property(tgt GLOBAL PROPERTY TESSERA_BACKEND_${n}_TARGET)
     string(APPEND decls "BackendInfo ${fn}();\n")
     string(APPEND rows "  rows.push_back(${fn}());\n")
+    get_property(hw GLOBAL PROPERTY TESSERA_BACKEND_${n}_NEEDS_HARDWARE)
+    if(hw)
+      string(APPEND rows "  rows.back().needs_hardware = true;\n")
+    endif()
     if(tgt)
       list(APPEND targets ${tgt})
     endif()

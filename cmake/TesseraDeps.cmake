@@ -78,3 +78,8 @@ if(NOT TESSERA_VERILATOR OR NOT TESSERA_YOSYS)
   message(STATUS "Tessera: the RTL checks need Verilator and Yosys (Debian packages 'verilator', 'yosys'; "
                  "tools/install-deps.sh installs them): hw/rtl tests are skipped.")
 endif()
+# The iCE40 bitstream flow (fpga/ice40): nextpnr-ice40 and icepack (Debian
+# packages 'nextpnr-ice40', 'fpga-icestorm'); without them its slow test is
+# not defined.
+find_program(TESSERA_NEXTPNR_ICE40 nextpnr-ice40)
+find_program(TESSERA_ICEPACK icepack)

@@ -27,7 +27,10 @@ uint64_t DataAlignment(const HwConfig& cfg) {
 
 uint64_t CodeBytes(const HwConfig& cfg, const DeviceOptions& opts) {
   uint64_t c = opts.code_region_bytes;
-  if (c == 0) c = std::clamp<uint64_t>(cfg.dram_size_bytes / 16, 256 << 10, 64 << 20);
+  // A small board DRAM (an iCE40's 128 KiB of SPRAM) gets a quarter of it.
+  if (c == 0)
+    c = std::clamp<uint64_t>(cfg.dram_size_bytes / 16, std::min<uint64_t>(256 << 10, cfg.dram_size_bytes / 4),
+                             64 << 20);
   c = (c + 4095) & ~uint64_t{4095};
   TSR_CHECK(c + 2 * kGuardBytes < cfg.dram_size_bytes, "code region of {} bytes does not fit DRAM of {} bytes", c,
             cfg.dram_size_bytes);

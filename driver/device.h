@@ -33,7 +33,7 @@ const char* MemPoolName(MemPool p);
 
 struct DeviceOptions {
   // Bytes of DRAM reserved for instruction streams and uop kernels; 0 picks
-  // dram_size/16 clamped to [256 KiB, 64 MiB].
+  // dram_size/16 clamped to [min(256 KiB, dram_size/4), 64 MiB].
   uint64_t code_region_bytes = 0;
   // Receives every run's instruction spans and queue counters on one
   // continuous device timeline (each run starts where the previous one

@@ -48,6 +48,12 @@ const std::vector<BackendInfo>& Backends() {
 
 std::string BuiltTargetList() { return Join(Names(true, false)); }
 std::vector<std::string> DeviceTargets() { return Names(true, true); }
+std::vector<std::string> SelfContainedDeviceTargets() {
+  std::vector<std::string> out;
+  for (const BackendInfo& b : Backends())
+    if (b.built() && b.is_device() && !b.needs_hardware) out.push_back(b.name);
+  return out;
+}
 
 StatusOr<const BackendInfo*> FindBackend(const std::string& name) {
   for (const BackendInfo& b : Backends()) {

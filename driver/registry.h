@@ -27,6 +27,9 @@ struct BackendInfo {
   OpenDeviceFn open = nullptr;  // null: not a Device (cpu)
   std::vector<BackendOption> options;
   std::string enable;  // not built: how to enable it (package, CMake option); empty when built
+  // Opens real hardware named by its options (a board): the tests and
+  // examples that run on every device leave it out (SelfContainedDeviceTargets).
+  bool needs_hardware = false;
 
   bool built() const { return enable.empty(); }
   bool is_device() const { return open != nullptr; }
@@ -45,6 +48,9 @@ StatusOr<const BackendInfo*> FindDeviceBackend(const std::string& name);
 // Names of the built targets ("cpu, ref, sim") and of the built device targets.
 std::string BuiltTargetList();
 std::vector<std::string> DeviceTargets();
+// The built device targets that open without hardware (every one but fpga):
+// what the tests and examples that run on every device iterate.
+std::vector<std::string> SelfContainedDeviceTargets();
 
 // Checks `values` against the options `b` declares: every option given must
 // be one of them (else the error names the option and the target, and which

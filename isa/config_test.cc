@@ -7,7 +7,8 @@
 namespace tessera {
 namespace {
 
-const char* kConfigs[] = {"configs/default.json", "configs/pynq-z1.json", "configs/tiny.json", "configs/large.json"};
+const char* kConfigs[] = {"configs/default.json", "configs/pynq-z1.json", "configs/tiny.json", "configs/large.json",
+                          "configs/ice40-up5k.json"};
 
 nlohmann::json DefaultJson() {
   auto cfg = LoadHwConfig("configs/default.json");
@@ -142,8 +143,7 @@ TEST(HwConfigErrors, OverflowingNumbersAndFetchBuffer) {
 
   auto j = DefaultJson();
   j["dram"]["size_bytes"] = UINT64_MAX;
-  EXPECT_EQ(ErrorOf(j),
-            "test.json: key 'dram.size_bytes': must be in [1048576, 68719476736], got 18446744073709551615");
+  EXPECT_EQ(ErrorOf(j), "test.json: key 'dram.size_bytes': must be in [65536, 68719476736], got 18446744073709551615");
   j = DefaultJson();
   j["queues"]["fetch_buffer"] = 7;
   EXPECT_EQ(ErrorOf(j), "test.json: key 'queues.fetch_buffer': must be in [8, 65536], got 7");

@@ -79,7 +79,7 @@ TEST(Runtime, CreateRejectsBadOptions) {
 }
 
 TEST(Runtime, SynchronizeRunsALiveStream) {
-  for (const std::string& target : DeviceTargets()) {
+  for (const std::string& target : SelfContainedDeviceTargets()) {
     SCOPED_TRACE(target);
     auto rt = Open(target);
     const int64_t n = 4, lanes = rt->config().block_out;
@@ -132,7 +132,7 @@ Status RecordLongStream(Stream* s) {
 }
 
 TEST(Runtime, DeviceTimeout) {
-  for (const std::string& target : DeviceTargets()) {
+  for (const std::string& target : SelfContainedDeviceTargets()) {
     SCOPED_TRACE(target);
     auto rt = Open(target);
     Stream s = rt->NewStream("long");
@@ -283,7 +283,7 @@ TEST(Runtime, CorruptRecordingIsRejectedAtLoad) {
 // The matmul example's schedule on every config, split into many small
 // pieces and as one piece: same bits as the CPU, no race.
 TEST(Runtime, MatmulSplitOrWholeMatchesTheCpu) {
-  for (const std::string& target : DeviceTargets())
+  for (const std::string& target : SelfContainedDeviceTargets())
     for (const char* config : {"configs/default.json", "configs/tiny.json", "configs/large.json"})
       for (int64_t capacity : {int64_t{5}, int64_t{65536}}) {
         SCOPED_TRACE(fmt::format("{} {} {}", target, config, capacity));

@@ -1,0 +1,182 @@
+// The iCE40 UP5K board's DRAM: 128 KiB in the four SPRAMs, 32 bits wide
+// (two SPRAMs side by side) and 32 K words deep (two banks), served to the
+// accelerator as an AXI4 slave and to the UART bridge through a word port.
+//
+// Contract: one burst at a time, in acceptance order (ARREADY/AWREADY are
+// high only while idle; AR wins over AW); INCR bursts of 4-byte beats from the
+// word holding the start address (the accelerator's narrow first beat), one
+// beat a cycle after a cycle of latency; WSTRB selects bytes. A burst outside
+// [0, MEM_BYTES) of the bus (DRAM_BASE is 0 on this board) answers SLVERR on
+// every beat and writes nothing. The word port is served only while no burst
+// is in progress (the host does not touch memory during a run). It does not
+// follow docs/microarch.md's latency L (the board is not cycle-exact with sim).
+module tsr_spram_mem #(
+    parameter int MEM_BYTES = 131072
+) (
+    input  logic        clk,
+    input  logic        rst,
+    // AXI4 slave (the accelerator's master; data width 32)
+    input  logic [ 1:0] s_axi_arid,
+    input  logic [63:0] s_axi_araddr,
+    input  logic [ 7:0] s_axi_arlen,
+    input  logic        s_axi_arvalid,
+    output logic        s_axi_arready,
+    output logic [ 1:0] s_axi_rid,
+    output logic [31:0] s_axi_rdata,
+    output logic [ 1:0] s_axi_rresp,
+    output logic        s_axi_rlast,
+    output logic        s_axi_rvalid,
+    input  logic        s_axi_rready,
+    input  logic [ 1:0] s_axi_awid,
+    input  logic [63:0] s_axi_awaddr,
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  logic [ 7:0] s_axi_awlen,  // WLAST ends a write burst
+    /* verilator lint_on UNUSEDSIGNAL */
+    input  logic        s_axi_awvalid,
+    output logic        s_axi_awready,
+    input  logic [31:0] s_axi_wdata,
+    input  logic [ 3:0] s_axi_wstrb,
+    input  logic        s_axi_wlast,
+    input  logic        s_axi_wvalid,
+    output logic        s_axi_wready,
+    output logic [ 1:0] s_axi_bid,
+    output logic [ 1:0] s_axi_bresp,
+    output logic        s_axi_bvalid,
+    input  logic        s_axi_bready,
+    // the host's word port (tsr_uart_bridge)
+    input  logic        mem_valid,
+    input  logic        mem_we,
+    input  logic [31:0] mem_addr,
+    input  logic [31:0] mem_wdata,
+    output logic        mem_ready,
+    output logic [31:0] mem_rdata
+);
+  localparam int WORDS = MEM_BYTES / 4;
+  localparam int AW = $clog2(WORDS);  // 15 for 128 KiB
+  localparam int BANKS = WORDS / 16384;
+
+  typedef enum logic [2:0] {
+    S_IDLE, S_READ, S_WRITE, S_RESP, S_HOST
+  } state_t;
+  state_t state;
+
+  logic [AW-1:0] word;  // the current beat's word
+  logic [8:0] left;  // read beats not yet requested from the SPRAM
+  logic bad;  // the burst is outside the memory: SLVERR, nothing written
+  logic [1:0] id;
+
+  // --- the SPRAMs ------------------------------------------------------------
+  logic cs_any, we;
+  logic [AW-1:0] ram_addr;
+  logic [31:0] wdata;
+  logic [3:0] wstrb;
+  logic [31:0] rdata_bank[BANKS];
+  logic [$clog2(BANKS > 1 ? BANKS : 2)-1:0] bank, rd_bank;
+  assign bank = ram_addr[AW-1:14];
+  for (genvar b = 0; b < BANKS; b++) begin : g_bank
+    for (genvar h = 0; h < 2; h++) begin : g_half
+      tsr_spram ram (
+          .clk(clk),
+          .cs(cs_any && bank == b),
+          .we(we),
+          .addr(ram_addr[13:0]),
+          .wdata(wdata[h*16+:16]),
+          .nibble_we({{2{wstrb[h*2+1]}}, {2{wstrb[h*2]}}}),
+          .rdata(rdata_bank[b][h*16+:16])
+      );
+    end
+  end
+  always_ff @(posedge clk) if (cs_any && !we) rd_bank <= bank;
+  wire [31:0] rdata = rdata_bank[rd_bank];
+
+  // --- AXI4 ------------------------------------------------------------------
+  wire advance = !s_axi_rvalid || s_axi_rready;  // the read beat register may take a new beat
+  wire ar_bad = s_axi_araddr >= 64'(MEM_BYTES);
+  wire aw_bad = s_axi_awaddr >= 64'(MEM_BYTES);
+
+  assign s_axi_arready = state == S_IDLE;
+  assign s_axi_awready = state == S_IDLE && !s_axi_arvalid;
+  assign s_axi_wready = state == S_WRITE;
+  assign s_axi_rdata = rdata;
+  assign s_axi_rid = id;
+  assign s_axi_bid = id;
+  assign s_axi_bresp = bad ? 2'b10 : 2'b00;
+  assign s_axi_bvalid = state == S_RESP;
+  assign mem_ready = state == S_HOST;
+  assign mem_rdata = rdata;
+
+  always_comb begin
+    cs_any = 1'b0;
+    we = 1'b0;
+    ram_addr = word;
+    wdata = s_axi_wdata;
+    wstrb = s_axi_wstrb;
+    unique case (state)
+      S_IDLE: begin
+        ram_addr = mem_addr[AW+1:2];
+        wdata = mem_wdata;
+        wstrb = 4'hF;
+        cs_any = mem_valid && !s_axi_arvalid && !s_axi_awvalid && mem_addr < 32'(MEM_BYTES);
+        we = mem_we;
+      end
+      S_READ: cs_any = !bad && left != 0 && advance;
+      S_WRITE: begin
+        cs_any = !bad && s_axi_wvalid;
+        we = 1'b1;
+      end
+      default: ;
+    endcase
+  end
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      state <= S_IDLE;
+      word <= '0;
+      left <= '0;
+      bad <= 1'b0;
+      id <= '0;
+      s_axi_rvalid <= 1'b0;
+      s_axi_rlast <= 1'b0;
+      s_axi_rresp <= 2'b00;
+    end else begin
+      unique case (state)
+        S_IDLE:
+        if (s_axi_arvalid) begin
+          state <= S_READ;
+          id <= s_axi_arid;
+          word <= s_axi_araddr[AW+1:2];
+          left <= {1'b0, s_axi_arlen} + 9'd1;
+          bad <= ar_bad;
+        end else if (s_axi_awvalid) begin
+          state <= S_WRITE;
+          id <= s_axi_awid;
+          word <= s_axi_awaddr[AW+1:2];
+          bad <= aw_bad;
+        end else if (mem_valid) begin
+          state <= S_HOST;  // the SPRAM was read or written this cycle
+        end
+        S_READ:
+        if (advance) begin
+          if (left != 0) begin
+            s_axi_rvalid <= 1'b1;
+            s_axi_rlast <= left == 9'd1;
+            s_axi_rresp <= bad ? 2'b10 : 2'b00;
+            word <= word + 1'b1;
+            left <= left - 1'b1;
+          end else begin
+            s_axi_rvalid <= 1'b0;
+            s_axi_rlast <= 1'b0;
+            state <= S_IDLE;
+          end
+        end
+        S_WRITE:
+        if (s_axi_wvalid) begin
+          word <= word + 1'b1;
+          if (s_axi_wlast) state <= S_RESP;
+        end
+        S_RESP: if (s_axi_bready) state <= S_IDLE;
+        default: state <= S_IDLE;  // S_HOST: mem_ready was high for a cycle
+      endcase
+    end
+  end
+endmodule
