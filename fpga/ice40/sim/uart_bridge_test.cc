@@ -23,12 +23,12 @@ using tessera::fpga::ReplyStatus;
 constexpr int kCpb = 4;  // the bench's CLKS_PER_BIT
 
 long failures = 0;
-#define EXPECT(c)                                                  \
-  do {                                                             \
-    if (!(c)) {                                                    \
-      ++failures;                                                  \
+#define EXPECT(c)                                                          \
+  do {                                                                     \
+    if (!(c)) {                                                            \
+      ++failures;                                                          \
       std::fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #c); \
-    }                                                              \
+    }                                                                      \
   } while (0)
 
 struct Reply {
@@ -196,8 +196,7 @@ int main() {
     std::copy(buf.begin(), buf.begin() + len, host.begin() + addr);
     const uint32_t raddr = i % 2 ? addr : 4 * (rng() % (131072 / 4 - 64));
     r = tb.Transact(Cmd::kMemRead, ++tag, raddr, 256, nullptr);
-    EXPECT(ok(r) && r.payload.size() == 256 &&
-           std::equal(r.payload.begin(), r.payload.end(), host.begin() + raddr));
+    EXPECT(ok(r) && r.payload.size() == 256 && std::equal(r.payload.begin(), r.payload.end(), host.begin() + raddr));
   }
   // The last word of memory.
   const uint8_t w[4] = {1, 2, 3, 4};
