@@ -92,9 +92,10 @@ StatusOr<std::unique_ptr<Device>> OpenFpga(const HwConfig& cfg, const DeviceOpti
     o.memory_bytes = cfg.dram_size_bytes;
     TSR_ASSIGN_OR_RETURN(link, fpga::MmioLink::Open(o));
   } else {
-    return InvalidArgumentError("target 'fpga' needs --{} uart (the iCE40 board's UART bridge) or mmio (a Linux "
-                                "board's memory-mapped accelerator){}",
-                                kTransport, transport.empty() ? "" : fmt::format("; got '{}'", transport));
+    return InvalidArgumentError(
+        "target 'fpga' needs --{} uart (the iCE40 board's UART bridge) or mmio (a Linux "
+        "board's memory-mapped accelerator){}",
+        kTransport, transport.empty() ? "" : fmt::format("; got '{}'", transport));
   }
   // A board that does not answer fails here, with the link's own message.
   StatusOr<uint32_t> id = link->ReadReg(regs::kId);
@@ -125,8 +126,7 @@ BackendInfo FpgaBackend() {
       {kRegsAddr, BackendOptionType::kString,
        "mmio: the register window's offset in --fpga-device (its physical address for /dev/mem; default 0)"},
       {kDma, BackendOptionType::kString, "mmio: the u-dma-buf device of the DRAM buffer (default /dev/udmabuf0)"},
-      {kDmaSysfs, BackendOptionType::kString,
-       "mmio: its sysfs directory (default /sys/class/u-dma-buf/<name>)"},
+      {kDmaSysfs, BackendOptionType::kString, "mmio: its sysfs directory (default /sys/class/u-dma-buf/<name>)"},
   };
   return b;
 }

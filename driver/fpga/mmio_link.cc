@@ -17,11 +17,11 @@ constexpr uint64_t kWindowBytes = 4096;
 StatusOr<uint64_t> ReadSysfsNumber(const std::string& path) {
   std::ifstream f(path);
   std::string text;
-  if (!f || !(f >> text))
-    return NotFoundError("fpga mmio: cannot read {} (is the u-dma-buf module loaded?)", path);
+  if (!f || !(f >> text)) return NotFoundError("fpga mmio: cannot read {} (is the u-dma-buf module loaded?)", path);
   char* end = nullptr;
   const uint64_t v = std::strtoull(text.c_str(), &end, 0);
-  if (end == text.c_str() || *end != '\0') return InvalidArgumentError("fpga mmio: {} holds '{}', not a number", path, text);
+  if (end == text.c_str() || *end != '\0')
+    return InvalidArgumentError("fpga mmio: {} holds '{}', not a number", path, text);
   return v;
 }
 
@@ -43,8 +43,8 @@ StatusOr<std::unique_ptr<MmioLink>> MmioLink::Open(const MmioOptions& opts) {
   if (l->regs_fd_ < 0)
     return NotFoundError("fpga mmio: cannot open the register window {}: {}", o.regs_path, std::strerror(errno));
   l->regs_map_bytes_ = o.regs_offset - base + kWindowBytes;
-  void* m = ::mmap(nullptr, l->regs_map_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, l->regs_fd_,
-                   static_cast<off_t>(base));
+  void* m =
+      ::mmap(nullptr, l->regs_map_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, l->regs_fd_, static_cast<off_t>(base));
   if (m == MAP_FAILED)
     return InvalidArgumentError("fpga mmio: cannot map 4 KiB of {} at 0x{:x}: {}", o.regs_path, o.regs_offset,
                                 std::strerror(errno));
@@ -62,7 +62,8 @@ StatusOr<std::unique_ptr<MmioLink>> MmioLink::Open(const MmioOptions& opts) {
     return FailedPreconditionError("fpga mmio: the DMA buffer's physical address 0x{:x} is not 4 KiB aligned",
                                    l->phys_addr_);
   l->dma_fd_ = ::open(o.dma_path.c_str(), O_RDWR | O_CLOEXEC);
-  if (l->dma_fd_ < 0) return NotFoundError("fpga mmio: cannot open the DMA buffer {}: {}", o.dma_path, std::strerror(errno));
+  if (l->dma_fd_ < 0)
+    return NotFoundError("fpga mmio: cannot open the DMA buffer {}: {}", o.dma_path, std::strerror(errno));
   m = ::mmap(nullptr, o.memory_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, l->dma_fd_, 0);
   if (m == MAP_FAILED)
     return InvalidArgumentError("fpga mmio: cannot map {} bytes of {}: {}", o.memory_bytes, o.dma_path,
@@ -96,16 +97,16 @@ Status MmioLink::Sync(uint64_t addr, uint64_t n, bool for_device) {
 
 Status MmioLink::WriteMemory(uint64_t addr, const void* src, uint64_t n) {
   if (addr > o_.memory_bytes || n > o_.memory_bytes - addr)
-    return OutOfRangeError("fpga {}: write of [0x{:x}, 0x{:x}) is outside the {} bytes of DRAM", Name(), addr,
-                           addr + n, o_.memory_bytes);
+    return OutOfRangeError("fpga {}: write of [0x{:x}, 0x{:x}) is outside the {} bytes of DRAM", Name(), addr, addr + n,
+                           o_.memory_bytes);
   std::memcpy(dma_ + addr, src, n);
   return Sync(addr, n, /*for_device=*/true);
 }
 
 Status MmioLink::ReadMemory(uint64_t addr, void* dst, uint64_t n) {
   if (addr > o_.memory_bytes || n > o_.memory_bytes - addr)
-    return OutOfRangeError("fpga {}: read of [0x{:x}, 0x{:x}) is outside the {} bytes of DRAM", Name(), addr,
-                           addr + n, o_.memory_bytes);
+    return OutOfRangeError("fpga {}: read of [0x{:x}, 0x{:x}) is outside the {} bytes of DRAM", Name(), addr, addr + n,
+                           o_.memory_bytes);
   TSR_RETURN_IF_ERROR(Sync(addr, n, /*for_device=*/false));
   std::memcpy(dst, dma_ + addr, n);
   return OkStatus();

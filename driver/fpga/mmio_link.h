@@ -22,7 +22,7 @@ struct MmioOptions {
   std::string regs_path = "/dev/uio0";  // UIO device, /dev/mem, or any mappable file
   uint64_t regs_offset = 0;             // the window's offset in it (its physical address for /dev/mem)
   std::string dma_path = "/dev/udmabuf0";
-  std::string dma_sysfs;  // default: /sys/class/u-dma-buf/<basename of dma_path>
+  std::string dma_sysfs;      // default: /sys/class/u-dma-buf/<basename of dma_path>
   uint64_t memory_bytes = 0;  // the config's DRAM size: the buffer must hold it
 };
 

@@ -15,43 +15,31 @@ namespace {
 // The termios constant of a rate; 0 when the rate has none.
 speed_t SpeedOf(int64_t baud) {
   switch (baud) {
-    case 9600:
-      return B9600;
-    case 19200:
-      return B19200;
-    case 38400:
-      return B38400;
-    case 57600:
-      return B57600;
-    case 115200:
-      return B115200;
-    case 230400:
-      return B230400;
-    case 460800:
-      return B460800;
-    case 921600:
-      return B921600;
-    case 1000000:
-      return B1000000;
-    case 2000000:
-      return B2000000;
-    case 3000000:
-      return B3000000;
-    default:
-      return 0;
+    case 9600: return B9600;
+    case 19200: return B19200;
+    case 38400: return B38400;
+    case 57600: return B57600;
+    case 115200: return B115200;
+    case 230400: return B230400;
+    case 460800: return B460800;
+    case 921600: return B921600;
+    case 1000000: return B1000000;
+    case 2000000: return B2000000;
+    case 3000000: return B3000000;
+    default: return 0;
   }
 }
 
 }  // namespace
 
 StatusOr<std::unique_ptr<UartLink>> UartLink::Open(const UartOptions& o) {
-  if (o.path.empty())
-    return InvalidArgumentError("fpga uart: no serial port: give --fpga-device (e.g. /dev/ttyUSB1)");
+  if (o.path.empty()) return InvalidArgumentError("fpga uart: no serial port: give --fpga-device (e.g. /dev/ttyUSB1)");
   const speed_t speed = SpeedOf(o.baud);
   if (speed == 0)
-    return InvalidArgumentError("fpga uart: --fpga-baud {} is not a rate the serial port supports "
-                                "(9600 .. 3000000, the standard rates)",
-                                o.baud);
+    return InvalidArgumentError(
+        "fpga uart: --fpga-baud {} is not a rate the serial port supports "
+        "(9600 .. 3000000, the standard rates)",
+        o.baud);
   if (o.timeout_ms <= 0 || o.retries < 0)
     return InvalidArgumentError("fpga uart: --fpga-timeout-ms must be positive and --fpga-retries not negative");
   const int fd = ::open(o.path.c_str(), O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
@@ -150,12 +138,12 @@ Status UartLink::Transact(Cmd cmd, uint32_t addr, uint16_t len, const uint8_t* p
       retransmissions_ += attempt;
       return OkStatus();
     }
-    if (fatal)
-      return OutOfRangeError("fpga {}: {} of {} bytes at 0x{:x}: {}", Name(), CmdName(cmd), len, addr, why);
+    if (fatal) return OutOfRangeError("fpga {}: {} of {} bytes at 0x{:x}: {}", Name(), CmdName(cmd), len, addr, why);
   }
-  const std::string msg = fmt::format("fpga {}: {} at 0x{:x} failed after {} attempts: {} (is the board's bitstream "
-                                      "loaded and its rate --fpga-baud {}?)",
-                                      Name(), CmdName(cmd), addr, o_.retries + 1, why, o_.baud);
+  const std::string msg = fmt::format(
+      "fpga {}: {} at 0x{:x} failed after {} attempts: {} (is the board's bitstream "
+      "loaded and its rate --fpga-baud {}?)",
+      Name(), CmdName(cmd), addr, o_.retries + 1, why, o_.baud);
   return why.rfind("no reply", 0) == 0 ? Status(StatusCode::kDeadlineExceeded, msg) : DataLossError("{}", msg);
 }
 
@@ -173,7 +161,8 @@ Status UartLink::MemoryAccess(bool write, uint64_t addr, uint8_t* data, uint64_t
     const uint16_t len = static_cast<uint16_t>(stop - a);
     const uint64_t lo = std::max(a, addr), hi = std::min(stop, end);
     if (write) {
-      if (lo != a || hi != stop) TSR_RETURN_IF_ERROR(Transact(Cmd::kMemRead, static_cast<uint32_t>(a), len, nullptr, chunk));
+      if (lo != a || hi != stop)
+        TSR_RETURN_IF_ERROR(Transact(Cmd::kMemRead, static_cast<uint32_t>(a), len, nullptr, chunk));
       std::memcpy(chunk + (lo - a), data + (lo - addr), hi - lo);
       TSR_RETURN_IF_ERROR(Transact(Cmd::kMemWrite, static_cast<uint32_t>(a), len, chunk, nullptr));
     } else {

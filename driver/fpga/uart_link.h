@@ -43,8 +43,7 @@ class UartLink final : public Link {
   // One request with its retries; `out` receives ReplyPayloadBytes(cmd, len).
   Status Transact(Cmd cmd, uint32_t addr, uint16_t len, const uint8_t* payload, uint8_t* out);
   // One attempt: "" on success, else what went wrong (and *fatal for a bus error).
-  std::string Attempt(const std::vector<uint8_t>& frame, Cmd cmd, uint8_t tag, uint16_t len, uint8_t* out,
-                      bool* fatal);
+  std::string Attempt(const std::vector<uint8_t>& frame, Cmd cmd, uint8_t tag, uint16_t len, uint8_t* out, bool* fatal);
   // Reads one byte within the timeout; false when none came.
   bool ReadByte(uint8_t* b);
   Status MemoryAccess(bool write, uint64_t addr, uint8_t* data, uint64_t n);

@@ -3,6 +3,8 @@
 // bridge and board): a board that never answers, one whose replies are
 // garbled, one that rejects every frame, a late reply to an earlier request,
 // a bus error. Every case ends with a Status naming the port, in bounded time.
+#include "driver/fpga/uart_link.h"
+
 #include <fcntl.h>
 #include <pty.h>
 #include <unistd.h>
@@ -11,7 +13,6 @@
 #include <chrono>
 #include <thread>
 
-#include "driver/fpga/uart_link.h"
 #include "driver/registry.h"
 #include "gtest/gtest.h"
 #include "tests/support/random_isa.h"
@@ -158,9 +159,8 @@ TEST(UartLink, RejectedFramesAreRetriedAndRecover) {
 
 TEST(UartLink, BusErrorFailsAtOnce) {
   Pty pty;
-  pty.Serve([](const std::vector<uint8_t>& f) {
-    return ReplyFrame(static_cast<uint8_t>(ReplyStatus::kBusError), f[2], {});
-  });
+  pty.Serve(
+      [](const std::vector<uint8_t>& f) { return ReplyFrame(static_cast<uint8_t>(ReplyStatus::kBusError), f[2], {}); });
   auto link = UartLink::Open(Options(pty.path()));
   ASSERT_TRUE(link.ok());
   Status s = (*link)->WriteReg(0x10, 5);

@@ -14,9 +14,7 @@ size_t RequestPayloadBytes(Cmd cmd, uint16_t len) {
   return cmd == Cmd::kMemWrite ? len : cmd == Cmd::kRegWrite ? 4 : 0;
 }
 
-size_t ReplyPayloadBytes(Cmd cmd, uint16_t len) {
-  return cmd == Cmd::kMemRead ? len : cmd == Cmd::kRegRead ? 4 : 0;
-}
+size_t ReplyPayloadBytes(Cmd cmd, uint16_t len) { return cmd == Cmd::kMemRead ? len : cmd == Cmd::kRegRead ? 4 : 0; }
 
 std::vector<uint8_t> EncodeRequest(Cmd cmd, uint8_t tag, uint32_t addr, uint16_t len, const uint8_t* payload) {
   std::vector<uint8_t> f = {kSyncRequest,
@@ -36,32 +34,22 @@ std::vector<uint8_t> EncodeRequest(Cmd cmd, uint8_t tag, uint32_t addr, uint16_t
 
 const char* CmdName(Cmd cmd) {
   switch (cmd) {
-    case Cmd::kMemRead:
-      return "memory read";
-    case Cmd::kMemWrite:
-      return "memory write";
-    case Cmd::kRegRead:
-      return "register read";
-    case Cmd::kRegWrite:
-      return "register write";
+    case Cmd::kMemRead: return "memory read";
+    case Cmd::kMemWrite: return "memory write";
+    case Cmd::kRegRead: return "register read";
+    case Cmd::kRegWrite: return "register write";
   }
   return "command";
 }
 
 const char* ReplyStatusName(uint8_t status) {
   switch (static_cast<ReplyStatus>(status)) {
-    case ReplyStatus::kOk:
-      return "ok";
-    case ReplyStatus::kBadCrc:
-      return "bad CRC";
-    case ReplyStatus::kBadCommand:
-      return "unknown command";
-    case ReplyStatus::kBadLength:
-      return "bad length or alignment";
-    case ReplyStatus::kBusError:
-      return "bus error";
-    case ReplyStatus::kFraming:
-      return "UART framing error";
+    case ReplyStatus::kOk: return "ok";
+    case ReplyStatus::kBadCrc: return "bad CRC";
+    case ReplyStatus::kBadCommand: return "unknown command";
+    case ReplyStatus::kBadLength: return "bad length or alignment";
+    case ReplyStatus::kBusError: return "bus error";
+    case ReplyStatus::kFraming: return "UART framing error";
   }
   return "unknown status";
 }
