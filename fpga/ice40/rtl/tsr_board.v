@@ -66,7 +66,7 @@ module tsr_board #(
       .m_axi_bid(bid), .m_axi_bresp(axi_bresp), .m_axi_bvalid(axi_bvalid), .m_axi_bready(axi_bready),
       .irq(irq));
 
-  tsr_spram_mem #(.MEM_BYTES(MEM_BYTES)) mem (
+  tsr_spram_mem #(.MEM_BYTES(MEM_BYTES), .N_OUT(TSR_CFG_DRAM_MAX_OUTSTANDING)) mem (
       .clk(clk), .rst(rst),
       .s_axi_arid(arid), .s_axi_araddr(axi_araddr), .s_axi_arlen(arlen), .s_axi_arvalid(axi_arvalid),
       .s_axi_arready(axi_arready), .s_axi_rid(rid), .s_axi_rdata(axi_rdata), .s_axi_rresp(axi_rresp),

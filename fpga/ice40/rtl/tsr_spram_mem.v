@@ -2,8 +2,10 @@
 // (two SPRAMs side by side) and 32 K words deep (two banks), served to the
 // accelerator as an AXI4 slave and to the UART bridge through a word port.
 //
-// Contract: one burst at a time, in acceptance order (ARREADY/AWREADY are
-// high only while idle; AR wins over AW); INCR bursts of 4-byte beats from the
+// Contract: ARREADY and AWREADY are always high (the accelerator relies on
+// it, rtl-interface: it never presents both in a cycle and keeps at most
+// N_OUT bursts outstanding); accepted requests wait in a queue of N_OUT and
+// are served one at a time in acceptance order; INCR bursts of 4-byte beats from the
 // word holding the start address (the accelerator's narrow first beat), one
 // beat a cycle after a cycle of latency; WSTRB selects bytes. A burst outside
 // [0, MEM_BYTES) of the bus (DRAM_BASE is 0 on this board) answers SLVERR on
@@ -11,7 +13,8 @@
 // is in progress (the host does not touch memory during a run). It does not
 // follow docs/microarch.md's latency L (the board is not cycle-exact with sim).
 module tsr_spram_mem #(
-    parameter int MEM_BYTES = 131072
+    parameter int MEM_BYTES = 131072,
+    parameter int N_OUT = 4
 ) (
     input  logic        clk,
     input  logic        rst,
@@ -29,9 +32,7 @@ module tsr_spram_mem #(
     input  logic        s_axi_rready,
     input  logic [ 1:0] s_axi_awid,
     input  logic [63:0] s_axi_awaddr,
-    /* verilator lint_off UNUSEDSIGNAL */
-    input  logic [ 7:0] s_axi_awlen,  // WLAST ends a write burst
-    /* verilator lint_on UNUSEDSIGNAL */
+    input  logic [ 7:0] s_axi_awlen,  // (WLAST ends a write burst)
     input  logic        s_axi_awvalid,
     output logic        s_axi_awready,
     input  logic [31:0] s_axi_wdata,
@@ -54,6 +55,8 @@ module tsr_spram_mem #(
   localparam int WORDS = MEM_BYTES / 4;
   localparam int AW = $clog2(WORDS);  // 15 for 128 KiB
   localparam int BANKS = WORDS / 16384;
+  wire ar_bad = s_axi_araddr >= 64'(MEM_BYTES);
+  wire aw_bad = s_axi_awaddr >= 64'(MEM_BYTES);
 
   typedef enum logic [2:0] {
     S_IDLE, S_READ, S_WRITE, S_RESP, S_HOST
@@ -64,6 +67,22 @@ module tsr_spram_mem #(
   logic [8:0] left;  // read beats not yet requested from the SPRAM
   logic bad;  // the burst is outside the memory: SLVERR, nothing written
   logic [1:0] id;
+
+  // --- accepted requests: {write, id, bad, len, first word} ------------------
+  localparam int QW = 1 + 2 + 1 + 8 + AW;
+  logic q_push, q_pop, q_empty;
+  logic [QW-1:0] q_in, q_head;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic q_full;  // never: the accelerator keeps at most N_OUT bursts outstanding
+  logic [$clog2(N_OUT + 1)-1:0] q_count;
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign q_push = s_axi_arvalid || s_axi_awvalid;
+  assign q_in = s_axi_arvalid ? {1'b0, s_axi_arid, ar_bad, s_axi_arlen, s_axi_araddr[AW+1:2]}
+                              : {1'b1, s_axi_awid, aw_bad, s_axi_awlen, s_axi_awaddr[AW+1:2]};
+  assign q_pop = state == S_IDLE && !q_empty;
+  tsr_fifo #(.DEPTH(N_OUT), .WIDTH(QW)) queue (
+      .clk(clk), .rst(rst), .push(q_push), .push_data(q_in), .pop(q_pop), .head(q_head),
+      .count(q_count), .full(q_full), .empty(q_empty));
 
   // --- the SPRAMs ------------------------------------------------------------
   logic cs_any, we;
@@ -91,11 +110,9 @@ module tsr_spram_mem #(
 
   // --- AXI4 ------------------------------------------------------------------
   wire advance = !s_axi_rvalid || s_axi_rready;  // the read beat register may take a new beat
-  wire ar_bad = s_axi_araddr >= 64'(MEM_BYTES);
-  wire aw_bad = s_axi_awaddr >= 64'(MEM_BYTES);
 
-  assign s_axi_arready = state == S_IDLE;
-  assign s_axi_awready = state == S_IDLE && !s_axi_arvalid;
+  assign s_axi_arready = 1'b1;
+  assign s_axi_awready = 1'b1;
   assign s_axi_wready = state == S_WRITE;
   assign s_axi_rdata = rdata;
   assign s_axi_rid = id;
@@ -116,7 +133,7 @@ module tsr_spram_mem #(
         ram_addr = mem_addr[AW+1:2];
         wdata = mem_wdata;
         wstrb = 4'hF;
-        cs_any = mem_valid && !s_axi_arvalid && !s_axi_awvalid && mem_addr < 32'(MEM_BYTES);
+        cs_any = mem_valid && q_empty && !q_push && mem_addr < 32'(MEM_BYTES);
         we = mem_we;
       end
       S_READ: cs_any = !bad && left != 0 && advance;
@@ -141,18 +158,12 @@ module tsr_spram_mem #(
     end else begin
       unique case (state)
         S_IDLE:
-        if (s_axi_arvalid) begin
-          state <= S_READ;
-          id <= s_axi_arid;
-          word <= s_axi_araddr[AW+1:2];
-          left <= {1'b0, s_axi_arlen} + 9'd1;
-          bad <= ar_bad;
-        end else if (s_axi_awvalid) begin
-          state <= S_WRITE;
-          id <= s_axi_awid;
-          word <= s_axi_awaddr[AW+1:2];
-          bad <= aw_bad;
-        end else if (mem_valid) begin
+        if (!q_empty) begin
+          state <= q_head[QW-1] ? S_WRITE : S_READ;
+          {id, bad} <= q_head[QW-2-:3];
+          left <= {1'b0, q_head[AW+:8]} + 9'd1;
+          word <= q_head[AW-1:0];
+        end else if (mem_valid && !q_push) begin
           state <= S_HOST;  // the SPRAM was read or written this cycle
         end
         S_READ:
