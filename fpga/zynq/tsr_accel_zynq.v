@@ -31,7 +31,9 @@ module tsr_accel_zynq (
 );
   // The Zynq's HP ports carry 32-bit addresses: the upper half of the
   // accelerator's 64-bit bus address is zero (DRAM_BASE_HI = 0).
+  /* verilator lint_off UNUSEDSIGNAL */
   wire [63:0] araddr, awaddr;
+  /* verilator lint_on UNUSEDSIGNAL */
   assign m_axi_dram_araddr = araddr[31:0];
   assign m_axi_dram_awaddr = awaddr[31:0];
 
