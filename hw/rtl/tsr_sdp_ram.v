@@ -2,7 +2,9 @@
 // synchronous read port (registered output, one cycle of read latency), no
 // reset of the array, so Yosys and FPGA tools infer block RAM.
 // Contract: a read and a write of the same address in one cycle return the
-// old data (read-first); rdata holds its value while re is low.
+// old data (read-first); rdata holds its value while re is low. The array
+// starts at zero like sim's scratchpads (simulation; block RAM powers up at
+// zero), so a program reading an entry it never wrote sees 0.
 module tsr_sdp_ram #(
     parameter int DEPTH = 256,
     parameter int WIDTH = 128,
@@ -17,6 +19,11 @@ module tsr_sdp_ram #(
     output logic [WIDTH-1:0] rdata
 );
   logic [WIDTH-1:0] mem[DEPTH];
+`ifndef SYNTHESIS  // FPGA block RAM powers up at zero without an init file
+  initial begin
+    for (int i = 0; i < DEPTH; i++) mem[i] = '0;
+  end
+`endif
 
   always_ff @(posedge clk) begin
     if (we) mem[waddr] <= wdata;
