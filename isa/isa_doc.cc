@@ -54,11 +54,18 @@ below give the layout for **config `{}`**.
   towards that neighbour when the instruction completes (a push waits while
   the queue holds `queues.token_depth` tokens). Load has no previous stage
   and store no next stage: those flags are illegal there.
-- A stream ends with exactly one FINISH, its last instruction. Every token
-  pushed must be popped and every module's queue must be empty when FINISH
-  retires; the reference simulator reports violations, deadlocks and
-  unordered cross-module scratchpad accesses (races) with the instructions
-  involved.
+- A stream ends with exactly one FINISH, its last instruction. Every
+  instruction must be ordered before FINISH by dependency tokens, and every
+  token pushed must be popped. Since load and store reach compute only
+  through their own queue towards it, the first part holds exactly when the
+  last load instruction has `push_next` and the last store instruction has
+  `push_prev` (when the stream has any). The rule depends on the stream
+  alone, never on timing: every engine refuses a stream that breaks it with
+  a token error at FINISH, even when the unordered instruction happened to
+  end in time (only a fault an unordered instruction raises before FINISH
+  retires can be reported instead). The reference simulator reports
+  violations, deadlocks and unordered cross-module scratchpad accesses
+  (races) with the instructions involved.
 
 ## Arithmetic
 

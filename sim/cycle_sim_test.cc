@@ -262,8 +262,15 @@ TEST(CycleSimFaults, WatchdogStopsAHugeInstructionBeforeItsWork) {
 }
 
 TEST(CycleSimFaults, MissingTokenBeforeFinish) {
+  // The end-of-stream rule (docs/isa.md) is checked first: it does not depend on timing.
   SimRun r = RunSim("LOAD mem=inp sram=0 dram=0x1000 y_size=1 x_size=4 x_stride=4\nFINISH\n");
   EXPECT_EQ(r.status.code(), StatusCode::kAborted);
+  EXPECT_EQ(r.status.message(),
+            "#0 LOAD mem=inp sram=0 dram=0x1000 y_size=1 x_size=4 x_stride=4 is the load module's last instruction "
+            "and pushes no token towards compute (push_next=0): it is not ordered before FINISH (instruction 1); a "
+            "dependency token is missing before FINISH");
+  // Ordered before FINISH by its push, which nothing pops: FINISH retires while it runs.
+  r = RunSim("LOAD mem=inp sram=0 dram=0x1000 y_size=1 x_size=4 x_stride=4 push_next\nFINISH\n");
   EXPECT_NE(r.status.message().find("FINISH (instruction 1) retired in cycle 37 while the load module still had "
                                     "work"),
             std::string::npos)

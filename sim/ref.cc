@@ -26,6 +26,7 @@ struct Scheduler {
   std::deque<int64_t> queue[kNumModules];  // command queues (global indices)
   std::deque<RaceChecker::Clock> tokens[kNumTokenQueues];
   std::unique_ptr<RaceChecker> races;
+  FinishRule finish_rule;
   int64_t fetched = 0;
   bool finished = false;
 
@@ -48,6 +49,7 @@ struct Scheduler {
     auto& q = queue[static_cast<int>(ModuleOf(*in))];
     if (static_cast<int64_t>(q.size()) >= cfg.command_queue_depth) return false;
     stream.push_back(*in);
+    finish_rule.Add(*in, fetched);
     q.push_back(fetched++);
     core.stats().insn_fetch_bytes += kInsnBytes;
     return true;
@@ -112,6 +114,7 @@ struct Scheduler {
   }
 
   Status AfterFinish() const {
+    TSR_RETURN_IF_ERROR(finish_rule.Check(cfg, count - 1));
     for (int m = 0; m < kNumModules; ++m)
       if (!queue[m].empty())
         return regs::FaultError(
@@ -170,7 +173,7 @@ RefSim::RefSim(const HwConfig& cfg, Dram* dram) : cfg_(cfg), dram_(dram), core_(
 RefSim::~RefSim() = default;
 
 Status RefSim::Run(uint64_t insn_addr, int64_t count, const RefOptions& opts) {
-  Scheduler s{cfg_, dram_, core_, opts, insn_addr, count, {}, {}, {}, nullptr, 0, false};
+  Scheduler s{cfg_, dram_, core_, opts, insn_addr, count, {}, {}, {}, nullptr, {}, 0, false};
   // The limit holds inside an instruction's loops too, not only between instructions.
   if (opts.timeout_ms > 0)
     core_.SetDeadline(std::chrono::steady_clock::now() + std::chrono::milliseconds(opts.timeout_ms));

@@ -4,7 +4,9 @@
 // only through dependency tokens, so a missing token is caught as a race
 // (a cross-module scratchpad access not ordered by tokens, found with vector
 // clocks), a deadlock (reported with each queue's next instruction and the
-// token counts), or a token left unconsumed at FINISH. No timing.
+// token counts), an instruction not ordered before FINISH (sim/tokens.h
+// FinishRule, shared with every engine) or a token left unconsumed at
+// FINISH. No timing.
 #pragma once
 
 #include <cstdint>

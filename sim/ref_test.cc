@@ -118,9 +118,15 @@ TEST(RefFaults, ExtraTokenIsUnbalancedAtFinish) {
 TEST(RefFaults, WorkLeftBehindFinish) {
   Outcome o = RunText("STORE mem=out sram=0 dram=0x3000 y_size=1 x_size=1 x_stride=1 pop_prev\nFINISH\n");
   EXPECT_EQ(o.run.message(),
+            "#0 STORE mem=out sram=0 dram=0x3000 y_size=1 x_size=1 x_stride=1 pop_prev is the store module's last "
+            "instruction and pushes no token towards compute (push_prev=0): it is not ordered before FINISH "
+            "(instruction 1); a dependency token is missing before FINISH");
+  // Ordered before FINISH, but its token is never popped: FINISH retires while it waits.
+  o = RunText("STORE mem=out sram=0 dram=0x3000 y_size=1 x_size=1 x_stride=1 pop_prev push_prev\nFINISH\n");
+  EXPECT_EQ(o.run.message(),
             "FINISH (instruction 1) retired while the store module still had 1 instruction(s) queued, next #0 STORE "
-            "mem=out sram=0 dram=0x3000 y_size=1 x_size=1 x_stride=1 pop_prev: a dependency token is missing before "
-            "FINISH");
+            "mem=out sram=0 dram=0x3000 y_size=1 x_size=1 x_stride=1 pop_prev push_prev: a dependency token is "
+            "missing before FINISH");
 }
 
 TEST(RefFaults, FinishPlacement) {

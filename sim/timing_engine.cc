@@ -208,6 +208,7 @@ class Engine {
     Instruction in;
     TSR_RETURN_IF_ERROR(src_.Decode(idx, &in));
     stream_.push_back(in);
+    finish_rule_.Add(in, idx);
     stats_.counters.insn_fetch_bytes += kInsnBytes;
     return OkStatus();
   }
@@ -285,6 +286,7 @@ class Engine {
     stats_.counters.port_bursts = port_.bursts();
     stats_.port_slot_cycles = port_.slot_cycles();
     src_.Finished(&stats_);
+    TSR_RETURN_IF_ERROR(finish_rule_.Check(cfg_, count_ - 1));
     for (const Unit& u : units_) {
       if (u.state == Unit::State::kBusy || !u.queue.empty())
         return regs::FaultError(regs::ErrorCode::kTokenError, count_ - 1,
@@ -359,6 +361,7 @@ class Engine {
   int64_t count_;
   int64_t limit_ = 0;                // the watchdog (cycles)
   std::vector<Instruction> stream_;  // decoded at dispatch, by index
+  FinishRule finish_rule_;
   Unit units_[kUnits];
   int64_t tokens_[kNumTokenQueues] = {};
   // fetch

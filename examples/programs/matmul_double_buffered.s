@@ -35,8 +35,9 @@ LOAD mem=uop sram=gemm.count dram=alu y_size=1 x_size=alu.count x_stride=alu.cou
 LOAD mem=wgt sram=0 dram=W y_size=NB x_size=KB x_stride=KB
 LOAD mem=inp sram=0 dram=X y_size=R x_size=KB x_stride=KB push_next
 .for c, 0, C
-# load chunk c+1 (the last iteration loads nothing: y_size=0 keeps the token flow uniform)
-LOAD mem=inp sram=((c+1)%2)*R*KB dram=X+(c+1)*R*KB*INP_TILE_BYTES*(c+1<C) y_size=R*(c+1<C) x_size=KB x_stride=KB pop_next=(c+1>=2)*(c+1<C) push_next=(c+1<C)
+# load chunk c+1 (the last iteration loads nothing: y_size=0 keeps the token flow
+# uniform; its token goes to FINISH, which every instruction must be ordered before)
+LOAD mem=inp sram=((c+1)%2)*R*KB dram=X+(c+1)*R*KB*INP_TILE_BYTES*(c+1<C) y_size=R*(c+1<C) x_size=KB x_stride=KB pop_next=(c+1>=2)*(c+1<C) push_next
 # compute chunk c on half c%2
 GEMM reset uop_bgn=(c%2)*NB uop_end=(c%2+1)*NB iter_out=R iter_in=1 dst_out=NB pop_prev pop_next=(c>=2)
 GEMM uop_bgn=(c%2)*NB uop_end=(c%2+1)*NB iter_out=R iter_in=KB dst_out=NB src_out=KB src_in=1 wgt_in=1 push_prev=(c+2<C)
@@ -45,4 +46,4 @@ ALU op=clip use_imm imm=127 uop_bgn=2*NB+c%2 uop_end=2*NB+c%2+1 iter_out=R*NB it
 # store chunk c
 STORE mem=out sram=(c%2)*R*NB dram=Y+c*R*NB*OUT_TILE_BYTES y_size=R x_size=NB x_stride=NB pop_prev push_prev=(c+2<C)|(c==C-1)
 .endfor
-FINISH pop_next
+FINISH pop_prev pop_next

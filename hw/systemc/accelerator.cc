@@ -176,6 +176,7 @@ void Accelerator::RunOnce() {
     run_.t0 = start.value();
     run_.period = period_.value();
     run_.finished = false;
+    run_.finish_rule = FinishRule();
     OffsetTrace shifted(trace_, elapsed_cycles_);
     run_.trace = trace_ ? &shifted : nullptr;
     for (auto& q : queues_) q->clear();
@@ -274,6 +275,7 @@ Status Accelerator::EndOfRun(int64_t t) {
   port_->Finish();
   run_.stats.counters.Add(core_.stats());
   const int64_t last = run_.count - 1;
+  TSR_RETURN_IF_ERROR(run_.finish_rule.Check(cfg_, last));
   for (int m = 0; m < kNumModules; ++m)
     if (units_[m]->HasWork())
       return regs::FaultError(regs::ErrorCode::kTokenError, last,

@@ -67,6 +67,7 @@ void Fetch::Dispatch() {
           DecodeStreamWord(*run_.cfg, &b.bytes[static_cast<size_t>(idx - b.first) * kInsnBytes], idx, at, run_.count);
       if (!in.ok()) return run_.Fail(0, in.status());
       head_ = *in;
+      run_.finish_rule.Add(head_, idx);
       decoded_ = true;
       run_.stats.counters.insn_fetch_bytes += kInsnBytes;
     }

@@ -30,6 +30,7 @@
 #include "sim/cycle_stats.h"
 #include "sim/dma.h"
 #include "sim/timing.h"
+#include "sim/tokens.h"
 
 namespace tessera {
 class TraceSink;
@@ -54,6 +55,7 @@ struct RunState {
   int64_t cycle = 0;
   Phase phase = Phase::kComplete;
   bool changed = false, finished = false;
+  FinishRule finish_rule;  // the end-of-stream token rule, fed at decode
   CycleStats stats;
   Status error;
   int error_rank = INT_MAX;

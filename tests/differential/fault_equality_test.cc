@@ -96,6 +96,16 @@ TEST(FaultEquality, RefAndSimReportTheSameCodeAndInstruction) {
       {"token left at FINISH",
        ".text 0x1000\nLOAD mem=inp sram=0 dram=0x2000 y_size=1 x_size=1 x_stride=1 push_next=1\nFINISH\n",
        regs::ErrorCode::kTokenError, 1, -1, nullptr},
+      // The end-of-stream rule (docs/isa.md): the LOAD and the STORE end long
+      // before FINISH, but no token orders them before it (issue 15, finding 10).
+      {"LOAD not ordered before FINISH",
+       ".text 0x1000\nLOAD mem=inp sram=0 dram=0x2000 y_size=1 x_size=1 x_stride=1\n"
+       "ALU op=add use_imm imm=1 uop_bgn=0 uop_end=1 iter_out=64 iter_in=64\nFINISH\n",
+       regs::ErrorCode::kTokenError, 2, -1, nullptr},
+      {"STORE not ordered before FINISH",
+       ".text 0x1000\nSTORE mem=out sram=16 dram=0x2000 y_size=1 x_size=1 x_stride=1\n"
+       "ALU op=add use_imm imm=1 uop_bgn=0 uop_end=1 iter_out=64 iter_in=64\nFINISH\n",
+       regs::ErrorCode::kTokenError, 2, -1, nullptr},
       {"deadlock", ".text 0x1000\nGEMM pop_prev=1 uop_bgn=0 uop_end=1 iter_out=1 iter_in=1\nFINISH\n",
        regs::ErrorCode::kDeadlock, Fault::kNoInsn, -1, nullptr},
       {"no instructions", ".text 0x1000\nFINISH\n", regs::ErrorCode::kBadLaunch, Fault::kNoInsn, 0, nullptr},
