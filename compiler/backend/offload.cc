@@ -11,8 +11,7 @@ int64_t NodeMacs(const ir::Node& n) {
   const auto shape = [&](int i) -> const ir::Shape& { return n.input(i)->type().shape; };
   const int64_t out = n.output(0)->type().numel();
   if (op == "conv" || op == "qconv" || op == "qlinear_conv" || op == "conv_integer") {
-    const int w = op == "qlinear_conv" ? 3 : 1;  // QLinearConv: x, x_scale, x_zp, w, ...
-    const ir::Shape& ws = shape(w);
+    const ir::Shape& ws = shape(1);  // x, w, bias? (qlinear_conv's scales and zero points are on the types)
     return ws.empty() || ws[0] == 0 ? 0 : out * (ir::NumElements(ws) / ws[0]);
   }
   if (op == "conv_transpose") {

@@ -41,12 +41,14 @@ Placement DoesNotFit(const ir::Node* n, const Status& s) {
   return p;
 }
 
-// Why a float conv/gemm/matmul stayed float: for a quantized (QDQ) layer,
-// which of its operands fold-qdq could not turn into a qconv/qmatmul.
-std::string FloatLayerReason(const ir::Node* n) {
-  auto dq = [](const ir::Value* v) -> const ir::Value* {
+// Why a float conv/gemm/matmul (QDQ) or a qlinear_conv/qlinear_matmul
+// (QOperator) stayed on the CPU: which of its operands fold-qdq could not
+// turn into a qconv/qmatmul.
+std::string QuantLayerReason(const ir::Node* n) {
+  const bool qop = n->op() == "qlinear_conv" || n->op() == "qlinear_matmul";
+  auto dq = [qop](const ir::Value* v) -> const ir::Value* {
     const ir::Node* p = v->producer();
-    return p && p->op() == "dequantize" ? p->input(0) : nullptr;
+    return qop ? v : p && p->op() == "dequantize" ? p->input(0) : nullptr;
   };
   const ir::Value* x = dq(n->input(0));
   const ir::Value* w = n->num_inputs() > 1 ? dq(n->input(1)) : nullptr;
@@ -66,10 +68,14 @@ std::string FloatLayerReason(const ir::Node* n) {
     why =
         "its weights have non-zero zero points (the correction sum_k x*zw depends on the input; only symmetric "
         "int8 weights run on the accelerator)";
+  } else if (x->type().dtype == ir::DType::kU8 || n->output()->type().dtype == ir::DType::kU8) {
+    why =
+        "a uint8 operand or result could not become int8 (it is a graph input or output, or an op without "
+        "zero-point support reads it)";
   } else {
     why = "its quantization (result type, scales or bias) has no fixed-point int8 form";
   }
-  return fmt::format("float '{}' not folded into an int8 layer: {}", n->op(), why);
+  return fmt::format("{} '{}' not folded into an int8 layer: {}", qop ? "QOperator" : "float", n->op(), why);
 }
 
 Placement PlaceConv(const ir::Node* n, const HwConfig& cfg, const std::set<const ir::Value*>& host,
@@ -251,8 +257,8 @@ StatusOr<std::vector<Placement>> Partition(const ir::Graph& g, const HwConfig& c
       p.node = n;
       p.kind = PlaceKind::kAlias;
       p.reason = "[N, C, 1, 1] -> [N, C] has the same packed layout";
-    } else if (op == "conv" || op == "gemm" || op == "matmul") {
-      p = Cpu(n, FloatLayerReason(n));
+    } else if (op == "conv" || op == "gemm" || op == "matmul" || op == "qlinear_conv" || op == "qlinear_matmul") {
+      p = Cpu(n, QuantLayerReason(n));
     } else {
       p = Cpu(n, fmt::format("no accelerator form for '{}'", op));
     }

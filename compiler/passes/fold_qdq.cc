@@ -1,5 +1,7 @@
 // fold-qdq: turns the quantize/dequantize ("QDQ") form of an int8 graph into
-// integer ops, looking at every quantize node q = quantize(p(dequantize(..))):
+// integer ops. uint8 activations first become int8 (zero point - 128), and
+// QOperator qlinear_conv/qlinear_matmul become qconv/qmatmul where they can;
+// then it looks at every quantize node q = quantize(p(dequantize(..))):
 //   conv/gemm/matmul -> qconv/qmatmul (fold_qdq_gemm.cc), add -> qadd,
 //   avg_pool/global_avg_pool -> qavg_pool, relu/clip -> requantize,
 //   max_pool and data movement -> the same op on int8 (+ requantize if the
@@ -259,25 +261,66 @@ bool FoldRoundTrip(ir::Graph& g, ir::Node* q, ir::Node* p) {
 
 // uint8 activations become int8 with the zero point moved by -128:
 // quantize's saturate(round(x / s) + z) to [0, 255] minus 128 is
-// saturate(round(x / s) + z - 128) to [-128, 127], and dequantize's
-// (q - z) is unchanged, so the graph computes the same numbers.
+// saturate(round(x / s) + z - 128) to [-128, 127], dequantize's (q - z) is
+// unchanged, and so are qlinear_conv/qlinear_matmul, which only see q - z
+// and saturate their result to its type, and max pool and data movement,
+// which keep the parameters; the graph computes the same numbers.
 //   before: %q: u8[..]<s=0.02, zp=128> = quantize(%x)   %d = dequantize(%q)
 //   after:  %q: i8[..]<s=0.02, zp=0>   = quantize(%x)   %d = dequantize(%q)
-// Values that are graph outputs or feed anything but dequantize keep u8.
+// A group of values linked by data movement changes together; a group that
+// holds a graph input or output, or that another op reads, keeps u8.
+bool ZeroPointAware(const std::string& op) {
+  return op == "dequantize" || op == "qlinear_conv" || op == "qlinear_matmul";
+}
+
+bool KeepsQuant(const std::string& op) {
+  return op == "reshape" || op == "flatten" || op == "squeeze" || op == "unsqueeze" || op == "transpose" ||
+         op == "identity" || op == "max_pool" || op == "global_max_pool";
+}
+
+// The u8 values linked to v through KeepsQuant ops; false if one cannot change type.
+bool U8Group(const ir::Graph& g, ir::Value* v, std::vector<ir::Value*>* group) {
+  std::vector<ir::Value*> work = {v};
+  group->assign(1, v);
+  auto add = [&](ir::Value* a) {
+    if (std::find(group->begin(), group->end(), a) != group->end()) return;
+    group->push_back(a);
+    work.push_back(a);
+  };
+  while (!work.empty()) {
+    ir::Value* a = work.back();
+    work.pop_back();
+    const ir::TensorType& t = a->type();
+    const ir::Node* p = a->producer();
+    if (t.dtype != ir::DType::kU8 || !t.quant || t.quant->per_axis() || g.IsOutput(a) || !p) return false;
+    if (KeepsQuant(p->op()))
+      add(p->input(0));
+    else if (p->op() != "quantize" && p->op() != "qlinear_conv" && p->op() != "qlinear_matmul")
+      return false;
+    for (ir::Node* u : a->users()) {
+      if (KeepsQuant(u->op()) && u->input(0) == a)
+        add(u->output());
+      else if (!ZeroPointAware(u->op()))
+        return false;
+    }
+  }
+  return true;
+}
+
 int RetypeU8(ir::Graph& g) {
   int n = 0;
-  for (ir::Node* q : g.nodes()) {
-    ir::Value* v = q->output();
-    const ir::TensorType& t = v->type();
-    if (q->op() != "quantize" || t.dtype != ir::DType::kU8 || !t.quant || t.quant->per_axis() || g.IsOutput(v))
+  for (ir::Node* node : g.nodes()) {
+    std::vector<ir::Value*> group;
+    if (node->num_outputs() != 1 || node->output()->type().dtype != ir::DType::kU8 ||
+        !U8Group(g, node->output(), &group))
       continue;
-    bool only_dq = !v->users().empty();
-    for (const ir::Node* u : v->users()) only_dq &= u->op() == "dequantize";
-    if (!only_dq) continue;
-    ir::QuantParams qp = *t.quant;
-    qp.zero_point.assign(1, static_cast<int32_t>(ZeroPoint(t) - 128));
-    v->set_type(ir::TensorType(ir::DType::kI8, t.shape, qp));
-    ++n;
+    for (ir::Value* v : group) {
+      const ir::TensorType& t = v->type();
+      ir::QuantParams qp = *t.quant;
+      qp.zero_point.assign(1, static_cast<int32_t>(ZeroPoint(t) - 128));
+      v->set_type(ir::TensorType(ir::DType::kI8, t.shape, qp));
+      ++n;
+    }
   }
   return n;
 }
@@ -291,6 +334,10 @@ StatusOr<PassStats> FoldQdq(ir::Graph& g) {
   using namespace qdq;
   PassStats stats;
   if (int n = RetypeU8(g)) stats.Count("u8 -> i8", n);
+  for (ir::Node* n : g.nodes()) {
+    const std::string op = n->op();  // FoldQLinear removes n
+    if ((op == "qlinear_conv" || op == "qlinear_matmul") && FoldQLinear(g, n)) stats.Count(op);
+  }
   for (bool again = true; again;) {
     again = false;
     for (ir::Node* q : g.nodes()) {

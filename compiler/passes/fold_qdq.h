@@ -37,5 +37,8 @@ ir::Value* Requantize(ir::Graph& g, ir::Node* before, ir::Value* x, const ir::Qu
 // Pattern rewrites for q = quantize(p(...)); true when they rewrote.
 bool FoldConv(ir::Graph& g, ir::Node* q, ir::Node* p);
 bool FoldGemm(ir::Graph& g, ir::Node* q, ir::Node* p);
+// qlinear_conv / qlinear_matmul with int8 activations (any per-tensor zero
+// point) and constant symmetric int8 weights -> qconv / qmatmul.
+bool FoldQLinear(ir::Graph& g, ir::Node* n);
 
 }  // namespace tessera::passes::qdq

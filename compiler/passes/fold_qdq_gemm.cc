@@ -5,6 +5,7 @@
 // the bias quantized to int32 at scale sx * sw[c], and the fused clamp
 // quantized to the output scale and zero point. The zero points stay on the
 // operand and result types (the ops' semantics read them from there).
+#include "compiler/ir/ops.h"
 #include "compiler/passes/fold_qdq.h"
 #include "compiler/quant/fixed_point.h"
 
@@ -111,6 +112,57 @@ bool FoldGemm(ir::Graph& g, ir::Node* q, ir::Node* p) {
   std::vector<ir::Value*> ins = {x, wnk};
   if (bq) ins.push_back(bq);
   ReplaceQuantize(g, q, "qmatmul", ins, a);
+  return true;
+}
+
+// QOperator form: the multipliers come from the operand scales, the int32
+// bias is already at s_x * s_w[c]. ONNX rounds float(acc) * s_x * s_w / s_y
+// half to even; the fixed-point multiplier can differ by one unit on ties
+// (as for the symmetric QLinearConv the importer maps to qconv).
+//   before: %y: i8<s, zp=-125> = qlinear_conv(%x: i8<zp=-28>, %w, %b)
+//   after:  %y: i8<s, zp=-125> = qconv(%x, %w, %b) {multiplier=[...], shift=...}
+bool FoldQLinear(ir::Graph& g, ir::Node* n) {
+  ir::Value* x = n->input(0);
+  ir::Value* w = n->input(1);
+  ir::Value* y = n->output();
+  const bool conv = n->op() == "qlinear_conv";
+  if (!PerTensorI8(x->type()) || !PerTensorI8(y->type()) || !w->is_constant() || x->type().rank() < 2) return false;
+  if (conv ? !WeightI8(w, 0) : w->type().rank() != 2 || !WeightI8(w, 1)) return false;
+  const ir::Shape& ws = w->type().shape;
+  const int64_t channels = conv ? ws[0] : ws[1];
+  if ((conv ? ws[1] * ws[2] * ws[3] : ws[0]) > MaxReduction(x)) return false;
+  const std::vector<float> sw = ChannelScales(*w->type().quant, channels);
+  std::vector<double> real;
+  for (float s : sw) real.push_back(double(Scale(x)) * s / y->type().quant->scale[0]);
+  auto fp = quant::ChooseFixedPoint(real);
+  if (!fp.ok()) return false;
+  ir::Attrs a = conv ? n->attrs() : ir::Attrs();
+  a.Set("multiplier", fp->multiplier);
+  a.Set("shift", static_cast<int64_t>(fp->shift));
+  std::vector<ir::Value*> ins = {x, w};
+  if (conv && n->num_inputs() > 2) ins.push_back(n->input(2));
+  if (!conv) {  // qmatmul wants weights [N, K] along axis 0
+    const int64_t k = ws[0];
+    ir::Tensor t(ir::DType::kI8, {channels, k});
+    const int8_t* src = w->data().data<int8_t>();
+    for (int64_t i = 0; i < k; ++i)
+      for (int64_t j = 0; j < channels; ++j) t.data<int8_t>()[j * k + i] = src[i * channels + j];
+    ir::QuantParams tq = *w->type().quant;
+    if (tq.per_axis()) tq.axis = 0;
+    ins[1] = g.AddConstant(g.UniqueName(w->name() + ".nk"), std::move(t), tq);
+  }
+  ir::Node* r =
+      g.AddNode(conv ? "qconv" : "qmatmul", ins, {g.UniqueName(y->name() + ".q")}, std::move(a), n->name(), n);
+  r->output()->set_type(y->type());
+  std::vector<ir::TensorType> types;
+  if (!ir::InferNodeTypes(*r, &types).ok() || types[0] != y->type()) {
+    g.RemoveNode(r);
+    return false;
+  }
+  const std::string name = y->name();
+  g.ReplaceAllUsesWith(y, r->output());
+  g.RemoveNode(n);
+  g.Rename(r->output(), name);
   return true;
 }
 
