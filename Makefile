@@ -4,7 +4,7 @@ PRESET ?= default
 BUILD  := build
 JOBS   ?= $(shell nproc)
 
-.PHONY: all deps configure build test test-slow test-all test-sanitize fuzz demo vp sweep-demo bench format format-check clean
+.PHONY: all deps configure build test test-slow test-all test-sanitize test-sanitize-fuzz fuzz demo vp sweep-demo bench format format-check clean
 
 all: build
 
@@ -35,6 +35,18 @@ test-sanitize: deps
 	cmake --build build-debug -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  ctest --test-dir build-debug --output-on-failure -j $(JOBS) -LE slow
+
+# The part of test-sanitize CI runs (.ci/run, docs/reliability.md): the fuzz
+# replays (seed corpora + fixed mutations) of the parsers that need no
+# compiler, built with ASan + UBSan (preset `sanitize-fuzz`). Seeds that are
+# build products come from $(BUILD)/: run `make test` first.
+SANITIZE_FUZZ := config asm program dram tir engines
+test-sanitize-fuzz: deps
+	@if [ ! -f build-sanitize-fuzz/build.ninja ]; then cmake --preset sanitize-fuzz; fi
+	cmake --build build-sanitize-fuzz -j $(JOBS) --target $(addprefix fuzz_,$(SANITIZE_FUZZ))
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  ctest --test-dir build-sanitize-fuzz --output-on-failure -j $(JOBS) -FS fuzz_seeds \
+	  -R '^fuzz\.($(subst $(eval) ,|,$(SANITIZE_FUZZ)))$$' --no-tests=error
 
 # libFuzzer campaigns (clang-15, build-fuzz/): FUZZ_SECONDS per harness; see docs/reliability.md.
 fuzz: deps
