@@ -20,7 +20,7 @@ MemPort::Grant MemPort::Accept(uint64_t addr, uint64_t bytes, bool write, int64_
   ++bursts_;
   slot_cycles_ += b.completion - t;
   completions_.push_back(b.completion);
-  return Grant{b.completion, beats};
+  return Grant{b.completion, beats, b.data};
 }
 
 int MemPort::Retire(int64_t t) {

@@ -23,6 +23,7 @@ class MemPort {
   struct Grant {
     int64_t completion;  // cycle in which the burst completes (phase 1)
     int64_t beats;
+    int64_t data;  // first cycle of its data on the channel
   };
   // Accepts a burst in cycle t (phase 5). Requires CanAccept().
   Grant Accept(uint64_t addr, uint64_t bytes, bool write, int64_t t);
@@ -32,6 +33,8 @@ class MemPort {
   int64_t NextCompletion() const;
   int outstanding() const { return static_cast<int>(completions_.size()); }
   int64_t data_busy_cycles() const { return data_busy_; }
+  // The first cycle the data channel is free after the accepted bursts.
+  int64_t data_free() const { return data_free_; }
   int64_t bursts() const { return bursts_; }
   // Sum over accepted bursts of the cycles each held an outstanding slot.
   int64_t slot_cycles() const { return slot_cycles_; }
