@@ -88,3 +88,21 @@ function(tessera_generate_backend_registry)
   target_include_directories(tessera_driver_registry PUBLIC ${PROJECT_SOURCE_DIR})
   target_link_libraries(tessera_driver_registry PUBLIC tessera_driver PRIVATE ${targets})
 endfunction()
+
+# A backend built per config (rtl: one Verilated model each) declares the
+# configs it has; tests that sweep configs ask before adding a case:
+#
+#   tessera_backend_configs(rtl default tiny)
+#   tessera_backend_has_config(rtl large ok)   # ok = FALSE
+function(tessera_backend_configs name)
+  set_property(GLOBAL PROPERTY TESSERA_BACKEND_${name}_CONFIGS ${ARGN})
+endfunction()
+
+function(tessera_backend_has_config name config out)
+  get_property(configs GLOBAL PROPERTY TESSERA_BACKEND_${name}_CONFIGS)
+  if(NOT configs OR config IN_LIST configs)
+    set(${out} TRUE PARENT_SCOPE)
+  else()
+    set(${out} FALSE PARENT_SCOPE)
+  endif()
+endfunction()

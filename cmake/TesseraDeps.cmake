@@ -74,6 +74,20 @@ endif()
 # are not defined, and configuration says so.
 find_program(TESSERA_VERILATOR verilator)
 find_program(TESSERA_YOSYS yosys)
+# The Verilator runtime, compiled once for every Verilated model of the build
+# (hw/rtl's unit models, driver/rtl's tsr_accel per config), VCD tracing
+# included; warnings off: it is not our code.
+if(TESSERA_VERILATOR)
+  execute_process(COMMAND ${TESSERA_VERILATOR} --getenv VERILATOR_ROOT OUTPUT_VARIABLE TESSERA_VERILATOR_ROOT
+                  OUTPUT_STRIP_TRAILING_WHITESPACE)
+  add_library(tessera_verilated STATIC ${TESSERA_VERILATOR_ROOT}/include/verilated.cpp
+                                       ${TESSERA_VERILATOR_ROOT}/include/verilated_threads.cpp
+                                       ${TESSERA_VERILATOR_ROOT}/include/verilated_vcd_c.cpp)
+  target_include_directories(tessera_verilated SYSTEM PUBLIC ${TESSERA_VERILATOR_ROOT}/include
+                             ${TESSERA_VERILATOR_ROOT}/include/vltstd)
+  target_compile_options(tessera_verilated PRIVATE -w)
+  target_link_libraries(tessera_verilated PUBLIC Threads::Threads)
+endif()
 if(NOT TESSERA_VERILATOR OR NOT TESSERA_YOSYS)
   message(STATUS "Tessera: the RTL checks need Verilator and Yosys (Debian packages 'verilator', 'yosys'; "
                  "tools/install-deps.sh installs them): hw/rtl tests are skipped.")

@@ -153,6 +153,7 @@ Status Device::Wait() {
   const auto deadline = Clock::now() + std::chrono::milliseconds(2 * timeout_ms + 1000);
   for (;;) {
     const uint32_t st = ReadReg(regs::kStatus);
+    TSR_RETURN_IF_ERROR(BackendError());
     if (st & regs::kStatusError) {
       DeviceStatus s = ReadStatus();
       std::string where = s.error_insn == regs::kNoInsn ? "" : fmt::format(" at instruction {}", s.error_insn);

@@ -129,6 +129,9 @@ class Device {
   // Called between STATUS polls: a backend that simulates hardware in this
   // thread advances it here (Verilator, SystemC); the FPGA backend yields.
   virtual void WhileWaiting() {}
+  // An error that stops the backend itself (the RTL harness's AXI protocol
+  // check, a register window that does not answer); Wait returns it.
+  virtual Status BackendError() const { return OkStatus(); }
   // A backend's description of the last error beyond the registers (the
   // simulators' full message); empty when there is none.
   virtual std::string ErrorDetail() const { return {}; }

@@ -11,12 +11,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 
-#include "driver/registry.h"
 #include "isa/asm.h"
 #include "isa/config.h"
 #include "isa/regs.h"
+#include "tests/support/device_diff.h"
 #include "tests/support/random_isa.h"
 #include "tests/support/random_program.h"
 
@@ -29,68 +28,12 @@ int SeedsPerConfig() {
 }
 
 std::string Replay(const HwConfig& cfg, const Program& p, const std::string& config_path, const std::string& tag) {
-  std::string path = std::string(TESSERA_TEST_OUTPUT_DIR) + "/systemc_vs_sim_failure_" + cfg.name + "_" + tag + ".s";
-  std::ofstream(path) << Disassemble(cfg, p);
-  return "replay: tessera exec " + path + " -c " + config_path + " --target systemc|sim --stats-json -";
+  return testing::WriteReplay(TESSERA_TEST_OUTPUT_DIR, "systemc_vs_sim_failure_" + cfg.name + "_" + tag, cfg, p,
+                              config_path, "systemc|sim");
 }
 
-struct Outcome {
-  Status status;
-  DeviceCounters counters;
-  DeviceStatus device_status;
-  std::vector<uint8_t> dram;  // the bytes of every populated range of both devices
-};
-
-class Pair {
- public:
-  explicit Pair(const HwConfig& cfg) : cfg_(cfg) {
-    sim_ = std::move(OpenDevice("sim", cfg)).value();
-    sc_ = std::move(OpenDevice("systemc", cfg)).value();
-  }
-  // Runs `p` on both; fills the outcomes.
-  void Run(const Program& p, Outcome* sim, Outcome* sc) {
-    for (Device* d : {sim_.get(), sc_.get()}) {
-      Status s = PlaceProgram(cfg_, p, [&](uint64_t a, const void* src, uint64_t n) { return d->Write(a, src, n); });
-      ASSERT_TRUE(s.ok()) << s.ToString();
-    }
-    const int64_t n = static_cast<int64_t>(p.insns.size());
-    for (auto [d, o] : {std::pair{sim_.get(), sim}, {sc_.get(), sc}}) {
-      o->status = d->Run(p.text_addr, n, /*timeout_ms=*/0);
-      o->counters = d->ReadCounters();
-      o->device_status = d->ReadStatus();
-    }
-    // DRAM: the union of both devices' populated ranges, read from each.
-    auto ranges = sim_->PopulatedRanges();
-    for (auto r : sc_->PopulatedRanges()) ranges.push_back(r);
-    for (auto [d, o] : {std::pair{sim_.get(), sim}, {sc_.get(), sc}}) {
-      o->dram.clear();
-      for (auto [a, len] : ranges) {
-        const size_t at = o->dram.size();
-        o->dram.resize(at + len);
-        ASSERT_TRUE(d->Read(a, o->dram.data() + at, len).ok());
-      }
-    }
-  }
-
- private:
-  const HwConfig& cfg_;
-  std::unique_ptr<Device> sim_, sc_;
-};
-
-void ExpectSame(const Outcome& sim, const Outcome& sc, const std::string& replay) {
-  ASSERT_EQ(sim.status.ok(), sc.status.ok())
-      << "sim: " << sim.status.ToString() << "\nsystemc: " << sc.status.ToString() << "\n"
-      << replay;
-  EXPECT_EQ(sim.device_status.error_code, sc.device_status.error_code) << replay;
-  EXPECT_EQ(sim.device_status.error_insn, sc.device_status.error_insn) << replay;
-  ASSERT_TRUE(sim.dram == sc.dram) << "systemc and sim DRAM differ; " << replay;
-  const DeviceCounters &a = sim.counters, &b = sc.counters;
-  ASSERT_EQ(a.cycles, b.cycles) << replay;
-  for (int u = 0; u < regs::kNumUnits; ++u)
-    for (int k = 0; k < regs::kNumStalls; ++k)
-      EXPECT_EQ(a.stalls[u].at(k), b.stalls[u].at(k))
-          << regs::kUnitNames[u] << "." << regs::kStallNames[k] << "; " << replay;
-  EXPECT_TRUE(a == b) << "counters differ; " << replay;
+void ExpectSame(const testing::DeviceOutcome& sim, const testing::DeviceOutcome& sc, const std::string& replay) {
+  testing::ExpectSameOutcome(sim, sc, "sim", "systemc", replay);
 }
 
 std::string ConfigName(const ::testing::TestParamInfo<std::string>& info) {
@@ -106,11 +49,12 @@ class SystemcVsSim : public ::testing::TestWithParam<std::string> {};
 TEST_P(SystemcVsSim, RandomValidPrograms) {
   const std::string config_path = GetParam();
   HwConfig cfg = testing::LoadConfigOrDie(config_path);
-  Pair pair(cfg);
+  testing::DevicePair pair(cfg, "sim", "systemc");
+  ASSERT_TRUE(pair.ok());
   int ran = 0;
   for (int seed = 0; seed < SeedsPerConfig(); ++seed) {
     Program p = testing::RandomValidProgram(cfg, static_cast<uint64_t>(seed));
-    Outcome sim, sc;
+    testing::DeviceOutcome sim, sc;
     pair.Run(p, &sim, &sc);
     const std::string replay = Replay(cfg, p, config_path, "seed" + std::to_string(seed));
     ASSERT_TRUE(sim.status.ok()) << sim.status.ToString() << "\n" << replay;
@@ -125,12 +69,13 @@ TEST(SystemcVsSimExamples, EveryExampleProgramOnEveryConfig) {
   int n = 0;
   for (const std::string& c : testing::BundledConfigPaths()) {
     HwConfig cfg = testing::LoadConfigOrDie(c);
-    Pair pair(cfg);
+    testing::DevicePair pair(cfg, "sim", "systemc");
+    ASSERT_TRUE(pair.ok());
     for (const auto& e : std::filesystem::directory_iterator("examples/programs")) {
       if (e.path().extension() != ".s") continue;
       auto p = AssembleFile(cfg, e.path().string());
       ASSERT_TRUE(p.ok()) << p.status().ToString();
-      Outcome sim, sc;
+      testing::DeviceOutcome sim, sc;
       pair.Run(*p, &sim, &sc);
       ASSERT_TRUE(sim.status.ok()) << e.path() << " on " << cfg.name << ": " << sim.status.ToString();
       ExpectSame(sim, sc, e.path().string() + " -c " + c);
@@ -150,12 +95,13 @@ TEST(SystemcVsSimSmallQueues, RandomProgramsOnDepthTwo) {
   HwConfig cfg = testing::LoadConfigOrDie("configs/tiny.json");
   cfg.command_queue_depth = 2;
   cfg.token_queue_depth = 2;
-  Pair pair(cfg);
+  testing::DevicePair pair(cfg, "sim", "systemc");
+  ASSERT_TRUE(pair.ok());
   int ok = 0;
   int64_t dispatch_blocked = 0;  // fetch cycles with a full command queue
   for (int seed = 0; seed < 60; ++seed) {
     Program p = testing::RandomValidProgram(cfg, static_cast<uint64_t>(seed));
-    Outcome sim, sc;
+    testing::DeviceOutcome sim, sc;
     pair.Run(p, &sim, &sc);
     const std::string replay = Replay(cfg, p, "configs/tiny.json (depths 2)", "depth2_seed" + std::to_string(seed));
     if (sim.status.ok()) {

@@ -1,0 +1,251 @@
+// The `rtl` device: one Verilated tsr_accel (hw/rtl, docs/rtl.md) of one
+// config, clocked in the calling thread. Its memory is the AXI4 DRAM model
+// (driver/rtl/axi_dram.h) on the accelerator's AXI4 master; its register
+// window is AXI4-Lite transactions clocked on the model (AW and W presented
+// together, the cycle convention of docs/rtl.md); waiting clocks the model
+// in slices. Host copies use the DRAM's back door (a host's DMA). With a
+// trace, each run is one span (the RTL has no per-instruction outputs). The
+// template is instantiated once per Verilated config (driver/rtl/model.cc.in),
+// so the per-cycle loop is compiled against that model's port widths.
+#pragma once
+
+#include <verilated.h>
+#include <verilated_vcd_c.h>
+
+#include <memory>
+#include <string>
+
+#include "driver/device.h"
+#include "driver/rtl/axi_dram.h"
+#include "isa/regs.h"
+#include "sim/dram.h"
+#include "sim/trace.h"
+
+namespace tessera::rtl {
+
+template <class V>
+class RtlDevice final : public Device {
+ public:
+  // `vcd`: a waveform file to write (every cycle from reset), or empty.
+  static StatusOr<std::unique_ptr<Device>> Open(const HwConfig& cfg, const DeviceOptions& opts,
+                                                const std::string& vcd) {
+    std::unique_ptr<RtlDevice> d(new RtlDevice(cfg, opts));
+    if (!vcd.empty()) {
+      d->ctx_->traceEverOn(true);
+      d->vcd_ = std::make_unique<VerilatedVcdC>();
+      d->model_->trace(d->vcd_.get(), 99);
+      d->vcd_->open(vcd.c_str());
+      if (!d->vcd_->isOpen()) return InvalidArgumentError("--vcd {}: cannot open the file for writing", vcd);
+    }
+    d->Reset();
+    return std::unique_ptr<Device>(std::move(d));
+  }
+  ~RtlDevice() override {
+    if (vcd_) vcd_->close();
+    model_->final();
+  }
+
+  bool has_timing() const override { return true; }
+
+  Status Write(uint64_t phys, const void* src, uint64_t n) override {
+    Status s = dram_.Write(phys, src, n);
+    return s.ok() ? s : s.WithContext("device 'rtl' write");
+  }
+  Status Read(uint64_t phys, void* dst, uint64_t n) const override {
+    Status s = dram_.Read(phys, dst, n);
+    return s.ok() ? s : s.WithContext("device 'rtl' read");
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> PopulatedRanges() const override { return dram_.AllocatedRanges(); }
+
+  uint32_t ReadReg(uint32_t offset) override {
+    const uint32_t v = Transact(offset);
+    if (offset == regs::kStatus && run_open_ && (v & (regs::kStatusDone | regs::kStatusError))) RunEnded();
+    return v;
+  }
+  void WriteReg(uint32_t offset, uint32_t value) override {
+    if (offset == regs::kInsnCount) run_count_ = value;
+    if (offset == regs::kCtrl && (value & regs::kCtrlStart)) {
+      slice_ = kFirstSlice;
+      run_open_ = true;
+    }
+    Transact(offset, value);
+  }
+
+  // Cycles clocked since the model left reset.
+  int64_t cycles() const { return axi_.cycle(); }
+
+ protected:
+  // Clocks a slice of cycles (growing while the run goes on), unless the
+  // harness has stopped on an error.
+  void WhileWaiting() override {
+    if (!error_.ok()) return;
+    for (int64_t i = 0; i < slice_ && axi_.status().ok(); ++i) Cycle();
+    slice_ = std::min(slice_ * 2, kMaxSlice);
+    if (!axi_.status().ok()) Fail(axi_.status());
+  }
+  Status BackendError() const override { return error_; }
+
+ private:
+  static constexpr int kLiteTimeoutCycles = 1000;
+  static constexpr int64_t kFirstSlice = 64, kMaxSlice = 1 << 16;
+  static constexpr int kResetCycles = 4;
+
+  RtlDevice(const HwConfig& cfg, const DeviceOptions& opts)
+      : Device(cfg, "rtl", 0, cfg.dram_size_bytes, opts),
+        ctx_(std::make_unique<VerilatedContext>()),
+        dram_(cfg.dram_size_bytes),
+        axi_(cfg, &dram_) {
+    model_ = std::make_unique<V>(ctx_.get(), "tsr_accel");
+  }
+
+  // The trace of a run: the RTL has no per-instruction outputs, so a run is
+  // one span on the fetch track, its length the RTL's CYCLES counter, on the
+  // device timeline (each run starts where the previous one ended).
+  void RunEnded() {
+    run_open_ = false;
+    if (!opts_.trace) return;
+    const int64_t c = static_cast<int64_t>(ReadReg64(regs::CounterOffset(regs::CounterIndex(regs::Counter::cycles))));
+    opts_.trace->Span(0, fmt::format("run of {} instructions (rtl)", run_count_), elapsed_, elapsed_ + c, -1);
+    elapsed_ += c;
+  }
+
+  // One AXI4-Lite read.
+  uint32_t Transact(uint32_t offset) {
+    model_->s_axil_araddr = static_cast<uint16_t>(offset);
+    model_->s_axil_arvalid = 1;
+    model_->s_axil_rready = 1;
+    for (int i = 0; i < kLiteTimeoutCycles; ++i) {
+      const Lite l = Cycle();
+      if (l.ar) model_->s_axil_arvalid = 0;
+      if (l.r) {
+        model_->s_axil_rready = 0;
+        return l.rdata;
+      }
+    }
+    model_->s_axil_arvalid = 0;
+    model_->s_axil_rready = 0;
+    Fail(InternalError("the RTL's register window did not answer a read of 0x{:03x} within {} cycles", offset,
+                       kLiteTimeoutCycles));
+    return 0;
+  }
+  // One AXI4-Lite write.
+  void Transact(uint32_t offset, uint32_t value) {
+    model_->s_axil_awaddr = static_cast<uint16_t>(offset);
+    model_->s_axil_awvalid = 1;
+    model_->s_axil_wdata = value;
+    model_->s_axil_wstrb = 0xF;
+    model_->s_axil_wvalid = 1;
+    model_->s_axil_bready = 1;
+    for (int i = 0; i < kLiteTimeoutCycles; ++i) {
+      const Lite l = Cycle();
+      if (l.aw) model_->s_axil_awvalid = 0;
+      if (l.w) model_->s_axil_wvalid = 0;
+      if (l.b) {
+        model_->s_axil_bready = 0;
+        return;
+      }
+    }
+    model_->s_axil_awvalid = 0;
+    model_->s_axil_wvalid = 0;
+    model_->s_axil_bready = 0;
+    Fail(InternalError("the RTL's register window did not answer a write of 0x{:x} to 0x{:03x} within {} cycles", value,
+                       offset, kLiteTimeoutCycles));
+  }
+
+  void Fail(Status s) {
+    if (error_.ok()) error_ = std::move(s).WithContext("device 'rtl'");
+  }
+
+  void Reset() {
+    model_->rst = 1;
+    for (int i = 0; i < kResetCycles; ++i) Cycle();
+    model_->rst = 0;
+  }
+
+  // The AXI4-Lite handshakes of one cycle.
+  struct Lite {
+    bool aw = false, w = false, b = false, ar = false, r = false;
+    uint32_t rdata = 0;
+  };
+
+  void Drive(const AxiSlaveOut& s) {
+    model_->m_axi_arready = 1;
+    model_->m_axi_awready = 1;
+    model_->m_axi_rvalid = s.rvalid;
+    model_->m_axi_rlast = s.rlast;
+    model_->m_axi_rid = s.rid;
+    model_->m_axi_rresp = s.rresp;
+    model_->m_axi_wready = s.wready;
+    model_->m_axi_bvalid = s.bvalid;
+    model_->m_axi_bid = s.bid;
+    model_->m_axi_bresp = s.bresp;
+  }
+  AxiMasterOut Sample() const {
+    AxiMasterOut m;
+    m.arvalid = model_->m_axi_arvalid;
+    m.arid = model_->m_axi_arid;
+    m.araddr = model_->m_axi_araddr;
+    m.arlen = model_->m_axi_arlen;
+    m.arsize = model_->m_axi_arsize;
+    m.arburst = model_->m_axi_arburst;
+    m.awvalid = model_->m_axi_awvalid;
+    m.awid = model_->m_axi_awid;
+    m.awaddr = model_->m_axi_awaddr;
+    m.awlen = model_->m_axi_awlen;
+    m.awsize = model_->m_axi_awsize;
+    m.awburst = model_->m_axi_awburst;
+    m.wvalid = model_->m_axi_wvalid;
+    m.wlast = model_->m_axi_wlast;
+    // Verilator stores every width little-endian, byte lane 0 first.
+    m.wdata = reinterpret_cast<const uint8_t*>(&model_->m_axi_wdata);
+    m.wstrb = reinterpret_cast<const uint8_t*>(&model_->m_axi_wstrb);
+    m.rready = model_->m_axi_rready;
+    m.bready = model_->m_axi_bready;
+    return m;
+  }
+
+  // One clock cycle: the slave's outputs, the model's combinational settle,
+  // the handshakes sampled, the rising edge.
+  Lite Cycle() {
+    uint8_t* rdata = reinterpret_cast<uint8_t*>(&model_->m_axi_rdata);
+    Drive(axi_.Outputs(nullptr, rdata));
+    model_->clk = 0;
+    model_->eval();
+    AxiMasterOut m = Sample();
+    if (m.awvalid) {  // a write accepted with the channel free moves a beat now
+      const AxiSlaveOut s = axi_.Outputs(&m, rdata);
+      if (s.wready) {
+        Drive(s);
+        model_->eval();
+        m = Sample();
+      }
+    }
+    Lite l;
+    l.aw = model_->s_axil_awvalid && model_->s_axil_awready;
+    l.w = model_->s_axil_wvalid && model_->s_axil_wready;
+    l.b = model_->s_axil_bvalid && model_->s_axil_bready;
+    l.ar = model_->s_axil_arvalid && model_->s_axil_arready;
+    l.r = model_->s_axil_rvalid && model_->s_axil_rready;
+    l.rdata = model_->s_axil_rdata;
+    const uint64_t t = static_cast<uint64_t>(axi_.cycle());
+    if (vcd_) vcd_->dump(2 * t);
+    model_->clk = 1;
+    model_->eval();
+    if (vcd_) vcd_->dump(2 * t + 1);
+    axi_.Edge(m);
+    return l;
+  }
+
+  std::unique_ptr<VerilatedContext> ctx_;
+  std::unique_ptr<V> model_;
+  std::unique_ptr<VerilatedVcdC> vcd_;
+  Dram dram_;
+  AxiDram axi_;
+  int64_t slice_ = kFirstSlice;
+  Status error_;
+  bool run_open_ = false;  // START written, DONE/ERROR not yet seen
+  uint32_t run_count_ = 0;
+  int64_t elapsed_ = 0;  // device cycles of all earlier runs (the trace's timeline)
+};
+
+}  // namespace tessera::rtl
