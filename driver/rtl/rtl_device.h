@@ -229,10 +229,12 @@ class RtlDevice final : public Device {
     l.rdata = model_->s_axil_rdata;
     const uint64_t t = static_cast<uint64_t>(axi_.cycle());
     if (vcd_) vcd_->dump(2 * t);
+    // The slave samples the handshakes before the edge: m.wdata and m.wstrb
+    // point into the model, which the edge moves on to the next beat.
+    axi_.Edge(m);
     model_->clk = 1;
     model_->eval();
     if (vcd_) vcd_->dump(2 * t + 1);
-    axi_.Edge(m);
     return l;
   }
 

@@ -346,7 +346,21 @@ module tsr_accel (
     end
   end
   assign oob_fault = exec_oob && u_busy[MC];
-  assign token_fault = finish_now && (u_busy[ML] && !u_completing[ML] || u_busy[MS] && !u_completing[MS] ||
+  // The end-of-stream token rule (docs/isa.md, sim/tokens.h FinishRule): the
+  // last load instruction pushes towards compute (push_next) and so does the
+  // last store instruction (push_prev); a module without instructions passes.
+  logic ld_last_pushes, st_last_pushes;
+  always_ff @(posedge clk) begin
+    if (clr) begin
+      ld_last_pushes <= 1'b1;
+      st_last_pushes <= 1'b1;
+    end else if (f_take) begin
+      if (32'(dec_module) == 32'(ML)) ld_last_pushes <= f_head[TSR_MEM_PUSH_NEXT_LSB];
+      if (32'(dec_module) == 32'(MS)) st_last_pushes <= f_head[TSR_MEM_PUSH_PREV_LSB];
+    end
+  end
+  assign token_fault = finish_now && (!ld_last_pushes || !st_last_pushes ||
+                                      u_busy[ML] && !u_completing[ML] || u_busy[MS] && !u_completing[MS] ||
                                       !cq_empty[ML] || !cq_empty[MS] || !cq_empty[MC] || tq_nonzero != '0);
   assign dec_fault = f_head_valid && dec_illegal;
   assign wd_fire = watchdog != 64'd0 && cyc >= watchdog;
