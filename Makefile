@@ -4,7 +4,7 @@ PRESET ?= default
 BUILD  := build
 JOBS   ?= $(shell nproc)
 
-.PHONY: all deps configure build test test-slow test-all test-sanitize test-sanitize-fuzz fuzz demo vp sweep-demo bench format format-check clean
+.PHONY: all deps configure build test test-slow test-all test-sanitize test-sanitize-fuzz fuzz demo vp sweep-demo area-model bench format format-check clean
 
 all: build
 
@@ -64,6 +64,11 @@ vp: build
 # models on a local Dask cluster; results and plots in $(BUILD)/sweeps/demo.
 sweep-demo: build
 	$(BUILD)/tools/tessera sweep examples/sweeps/demo.yaml -o $(BUILD)/sweeps/demo --plots
+
+# Refits python/tessera/area_model.json: Yosys (Xilinx flow, nice 19) on
+# tsr_accel per config of tools/area/fit.yaml; results cached in $(BUILD)/area-cache.
+area-model: build
+	PYTHONPATH=$(BUILD)/python /usr/bin/python3 -m tessera area fit tools/area/fit.yaml --cache $(BUILD)/area-cache --jobs 2
 
 bench: build
 	@tools/bench.sh $(BUILD)

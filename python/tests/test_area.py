@@ -50,3 +50,24 @@ def test_synthesis_errors_raise(tmp_path):
     with pytest.raises(tessera.TesseraError, match="yosys failed"):
         area.synthesize([str(bad)], "bad")
 
+
+def test_staleness_names_the_changed_rtl(root, tmp_path):
+    from tessera import area_fit
+    spec = area_fit.load_spec(root / "tools" / "area" / "fit.yaml")
+    sources, top = area_fit.rtl_sources(spec["rtl"])
+    assert top == "tsr_accel" and len(sources) > 10
+    fitted = {"provenance": {"rtl_sha256": area_fit.rtl_hashes(sources),
+                             "isa_fingerprint": f"{tessera.load_config(spec['base_config']).isa_fingerprint:016x}"}}
+    assert area_fit.staleness(fitted, spec) == []
+    for f in sources + [os.path.join(spec["rtl"], "CMakeLists.txt")]:
+        shutil.copy(f, tmp_path)
+    edited = tmp_path / "tsr_fifo.v"
+    edited.write_text(edited.read_text() + "\n// edited\n")
+    stale = area_fit.staleness(fitted, dict(spec, rtl=str(tmp_path)))
+    assert len(stale) == 1 and "tsr_fifo.v" in stale[0], stale
+
+
+def test_cli_check_reports_a_missing_model(root, tmp_path, capsys):
+    from tessera.__main__ import main
+    assert main(["area", "check", str(root / "tools" / "area" / "fit.yaml"), "-o", str(tmp_path / "none.json")]) == 1
+    assert "no model" in capsys.readouterr().out

@@ -3,7 +3,7 @@
 // `tessera isa verilog -c CONFIG` generates, so the area model's synthesis,
 // parsing and fitting run end to end on real Yosys output.
 module area_fixture(clk, inp, wgt, acc);
-`include "tessera_config.vh"
+`include "tessera_cfg.vh"
   input clk;
   input [TSR_BATCH*TSR_BLOCK_IN*TSR_INP_BITS-1:0] inp;
   input [TSR_BLOCK_OUT*TSR_BLOCK_IN*TSR_WGT_BITS-1:0] wgt;
