@@ -3,15 +3,21 @@
 # with clang-15, libFuzzer, ASan and UBSan (preset `fuzz`, build-fuzz/), then
 # runs each named harness (default: all) for FUZZ_SECONDS at the lowest CPU
 # priority, starting from its seed corpus, and appends one line per harness to
-# build-fuzz/fuzz-results.txt: date, harness, executions, seconds, crashes.
+# build-fuzz/fuzz-results.txt: date, harness, executions, seconds (wall and
+# CPU: on a shared machine exec/s follows the load, exec per CPU-second does
+# not), crashes. FUZZ_RUNS ends a harness after that many executions instead
+# (the first limit reached ends it).
 # Seeds that are build products come from the default build (run `make test`
 # once first). A crash leaves build-fuzz/crashes/<harness>-crash-<sha1>;
 # replay it with: build-fuzz/tests/fuzz/fuzz_<harness> <that file>
 #
-# Usage: tools/fuzz.sh [HARNESS...]      env: FUZZ_SECONDS (600), FUZZ_SEED_BUILD (build)
+# Usage: tools/fuzz.sh [HARNESS...]
+#   env: FUZZ_SECONDS (600), FUZZ_RUNS (none), FUZZ_SEED_BUILD (build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-600}
+runs=()
+[ -n "${FUZZ_RUNS:-}" ] && runs=(-runs="$FUZZ_RUNS")
 seed_build=${FUZZ_SEED_BUILD:-build}
 all=(config asm program dram npy tir onnx tsr engines)
 harnesses=("$@")
@@ -39,12 +45,15 @@ for h in "${harnesses[@]}"; do
   max_len=$(grep -o -- '-max_len=[0-9]*' "build-fuzz/tests/fuzz/fuzz_$h.args" 2>/dev/null || echo -max_len=65536)
   start=$(date +%s)
   set +e
-  nice -n 19 "build-fuzz/tests/fuzz/fuzz_$h" -max_total_time="$seconds" "$max_len" -timeout=30 -rss_limit_mb=4096 \
-    -print_final_stats=1 -artifact_prefix="build-fuzz/crashes/$h-" "$corpus" >"$log" 2>&1
+  TIMEFORMAT='%U %S'
+  { time nice -n 19 "build-fuzz/tests/fuzz/fuzz_$h" -max_total_time="$seconds" "${runs[@]}" "$max_len" -timeout=30 \
+    -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="build-fuzz/crashes/$h-" "$corpus" >"$log" 2>&1; } \
+    2>"$log.time"
   rc=$?
+  cpu=$(awk '{printf "%d", $1 + $2}' "$log.time")
   set -e
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -n 1)
   crashes=$(find build-fuzz/crashes -name "$h-*" | wc -l)
-  line="$(date -u +%FT%TZ) $h executions=${execs:-?} seconds=$(($(date +%s) - start)) exit=$rc crash_files=$crashes"
+  line="$(date -u +%FT%TZ) $h executions=${execs:-?} seconds=$(($(date +%s) - start)) cpu_seconds=${cpu:-?} exit=$rc crash_files=$crashes"
   echo "$line" | tee -a build-fuzz/fuzz-results.txt
 done

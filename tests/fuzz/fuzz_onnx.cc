@@ -1,6 +1,7 @@
 // ONNX models: any bytes import or are an error naming the culprit; an
-// imported graph verifies. (Byte-level mutation of serialized protobuf: the
-// seeds are real models, so most mutants keep their structure.)
+// imported graph verifies. Mutation is structure-aware (onnx_mutator.h):
+// mutants stay ModelProtos with changed shapes, attributes and wiring, so
+// they reach the checker, shape inference and the converters.
 #include <cstdint>
 #include <vector>
 
@@ -8,6 +9,7 @@
 #include "compiler/ir/verifier.h"
 #include "compiler/onnx/importer.h"
 #include "tests/fuzz/fuzz_util.h"
+#include "tests/fuzz/onnx_mutator.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace tessera;
@@ -16,4 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Status v = ir::Verify(**g);
   if (!v.ok()) fuzz::Broken("imported graph does not verify", v.ToString());
   return 0;
+}
+
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size, unsigned int seed) {
+  return tessera::fuzz::MutateOnnxModel(data, size, max_size, seed);
 }

@@ -9,7 +9,9 @@
 // with that suffix). Mutation k uses seed S + k, so `-dump=K` writes mutation
 // K to fuzz-input-K and runs only it: a crash in `make test` is replayed with
 // the same command plus -dump=K (the run prints K before each mutation when
-// TESSERA_FUZZ_VERBOSE is set).
+// TESSERA_FUZZ_VERBOSE is set). A harness that defines libFuzzer's
+// LLVMFuzzerCustomMutator (structure-aware mutation) gets its mutations from
+// it, and LLVMFuzzerMutate (which it may call) is the byte mutation below.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -23,6 +25,8 @@
 #include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size, unsigned int seed)
+    __attribute__((weak));
 
 namespace {
 
@@ -81,7 +85,16 @@ void Mutate(Bytes& b, std::mt19937_64& rng, size_t max_len) {
   if (b.size() > max_len) b.resize(max_len);
 }
 
+std::mt19937_64* g_rng = nullptr;  // the current mutation's, for LLVMFuzzerMutate
+
 }  // namespace
+
+extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size) {
+  Bytes b(data, data + size);
+  Mutate(b, *g_rng, max_size);
+  std::copy(b.begin(), b.end(), data);
+  return b.size();
+}
 
 int main(int argc, char** argv) {
   long runs = 0, dump = -1;
@@ -130,7 +143,14 @@ int main(int argc, char** argv) {
   for (long k = dump < 0 ? 0 : dump; k < (dump < 0 ? runs : dump + 1); ++k) {
     std::mt19937_64 rng(seed + static_cast<uint64_t>(k));
     Bytes b = seeds[rng() % seeds.size()];
-    Mutate(b, rng, max_len);
+    if (LLVMFuzzerCustomMutator) {
+      g_rng = &rng;
+      const size_t n = b.size();
+      b.resize(std::max(n, max_len));
+      b.resize(LLVMFuzzerCustomMutator(b.data(), n, max_len, static_cast<unsigned>(rng())));
+    } else {
+      Mutate(b, rng, max_len);
+    }
     if (dump >= 0) {
       const std::string name = "fuzz-input-" + std::to_string(k);
       std::ofstream(name, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), b.size());
