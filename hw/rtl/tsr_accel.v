@@ -700,8 +700,12 @@ module tsr_accel (
   assign started = {u_start[2], u_start[1], u_start[0]};
   logic [63:0] beats_granted;
   assign beats_granted = {56'd0, m_axi_arvalid ? m_axi_arlen : m_axi_awlen} + 64'd1;
+  // A module only starts what tsr_decode dispatches to it: the load module
+  // LOADs of inp/wgt, the store module STOREs, the compute module the other
+  // LOADs, GEMM, ALU and FINISH. So the products below are built once each
+  // where they can occur (not per module; synthesis cannot see the dispatch).
   always_comb begin
-    logic [63:0] it, ys, xs, rows, cols;
+    logic [63:0] it, ys, xs, area, rows, cols, bytes;
     logic [127:0] w;
     for (int i = 0; i < NCTR; i++) inc[i] = '0;
     inc[TSR_CTR_CYCLES] = 64'(running && !finish_now);
@@ -712,33 +716,33 @@ module tsr_accel (
       w = cq_head[m][127:0];
       ys = 64'(w[TSR_MEM_Y_SIZE_LSB+:TSR_MEM_Y_SIZE_W]);
       xs = 64'(w[TSR_MEM_X_SIZE_LSB+:TSR_MEM_X_SIZE_W]);
-      rows = 64'(w[TSR_MEM_Y_PAD0_LSB+:3]) + ys + 64'(w[TSR_MEM_Y_PAD1_LSB+:3]);
-      cols = 64'(w[TSR_MEM_X_PAD0_LSB+:3]) + xs + 64'(w[TSR_MEM_X_PAD1_LSB+:3]);
-      it = 64'(w[TSR_GEMM_ITER_OUT_LSB+:TSR_GEMM_ITER_OUT_W]) * 64'(w[TSR_GEMM_ITER_IN_LSB+:TSR_GEMM_ITER_IN_W]) *
-           (64'(w[TSR_GEMM_UOP_END_LSB+:TSR_GEMM_UOP_END_W]) - 64'(w[TSR_GEMM_UOP_BGN_LSB+:TSR_GEMM_UOP_BGN_W]));
+      {it, area, rows, cols, bytes} = '0;
       if (started[m]) begin
         inc[TSR_CTR_INSNS_BY_OPCODE+32'(op_of(w))] = inc[TSR_CTR_INSNS_BY_OPCODE+32'(op_of(w))] + 64'd1;
-        case (32'(op_of(w)))
-          TSR_OP_LOAD: begin
-            logic [63:0] eb;
-            case (32'(mem_of(w)))
-              TSR_MEMTYPE_UOP: eb = 64'(TSR_ELEM_BYTES_UOP);
-              TSR_MEMTYPE_WGT: eb = 64'(TSR_ELEM_BYTES_WGT);
-              TSR_MEMTYPE_INP: eb = 64'(TSR_ELEM_BYTES_INP);
-              TSR_MEMTYPE_ACC: eb = 64'(TSR_ELEM_BYTES_ACC);
-              default: eb = 64'(TSR_ELEM_BYTES_ACC8);
-            endcase
-            inc[TSR_CTR_LOAD_BYTES_BY_MEM+32'(mem_of(w))] = ys * xs * eb;
-            if (32'(mem_of(w)) == TSR_MEMTYPE_UOP) inc[TSR_CTR_UOP_LOADS] = ys * xs;
-          end
-          TSR_OP_STORE: inc[TSR_CTR_DRAM_WRITE_BYTES] = rows * cols * 64'(TSR_ELEM_BYTES_OUT);
-          TSR_OP_GEMM: begin
+        if (m == MS) begin  // STORE
+          rows = 64'(w[TSR_MEM_Y_PAD0_LSB+:3]) + ys + 64'(w[TSR_MEM_Y_PAD1_LSB+:3]);
+          cols = 64'(w[TSR_MEM_X_PAD0_LSB+:3]) + xs + 64'(w[TSR_MEM_X_PAD1_LSB+:3]);
+          inc[TSR_CTR_DRAM_WRITE_BYTES] = rows * cols * 64'(TSR_ELEM_BYTES_OUT);
+        end else if (32'(op_of(w)) == TSR_OP_LOAD) begin
+          area = ys * xs;
+          case (32'(mem_of(w)))
+            TSR_MEMTYPE_UOP: bytes = area * 64'(TSR_ELEM_BYTES_UOP);
+            TSR_MEMTYPE_WGT: bytes = area * 64'(TSR_ELEM_BYTES_WGT);
+            TSR_MEMTYPE_INP: bytes = area * 64'(TSR_ELEM_BYTES_INP);
+            TSR_MEMTYPE_ACC: bytes = area * 64'(TSR_ELEM_BYTES_ACC);
+            default: bytes = area * 64'(TSR_ELEM_BYTES_ACC8);
+          endcase
+          inc[TSR_CTR_LOAD_BYTES_BY_MEM+32'(mem_of(w))] = bytes;
+          if (32'(mem_of(w)) == TSR_MEMTYPE_UOP) inc[TSR_CTR_UOP_LOADS] = area;
+        end else if (m == MC) begin  // GEMM, ALU (FINISH counts only as an instruction)
+          it = 64'(w[TSR_GEMM_ITER_OUT_LSB+:TSR_GEMM_ITER_OUT_W]) * 64'(w[TSR_GEMM_ITER_IN_LSB+:TSR_GEMM_ITER_IN_W]) *
+               (64'(w[TSR_GEMM_UOP_END_LSB+:TSR_GEMM_UOP_END_W]) - 64'(w[TSR_GEMM_UOP_BGN_LSB+:TSR_GEMM_UOP_BGN_W]));
+          if (32'(op_of(w)) == TSR_OP_GEMM) begin
             inc[TSR_CTR_GEMM_ITERATIONS] = it;
             if (!w[TSR_GEMM_RESET_LSB]) inc[TSR_CTR_MACS] = it * 64'(TSR_MACS_PER_CYCLE);
           end
-          TSR_OP_ALU: inc[TSR_CTR_ALU_ITERATIONS] = it;
-          default: ;
-        endcase
+          if (32'(op_of(w)) == TSR_OP_ALU) inc[TSR_CTR_ALU_ITERATIONS] = it;
+        end
       end
     end
     // Cycle categories, unit-major (fetch, load, compute, store).
