@@ -86,6 +86,9 @@ class AxiDram {
   void Edge(const AxiMasterOut& m);
 
   int64_t cycle() const { return now_; }
+  // Moves the memory to bus address `base` (between runs: the register
+  // window's DRAM_BASE, where a board's driver places the DMA buffer).
+  void set_base(uint64_t base) { base_ = base; }
   int outstanding() const { return port_.outstanding(); }
   bool idle() const { return bursts_.empty() && port_.outstanding() == 0; }
   int64_t bursts() const { return port_.bursts(); }

@@ -64,6 +64,11 @@ class RtlDevice final : public Device {
   }
   void WriteReg(uint32_t offset, uint32_t value) override {
     if (offset == regs::kInsnCount) run_count_ = value;
+    // The memory sits at the bus address the driver programs (0 unless a
+    // board harness places it elsewhere, fpga/zynq/sim).
+    if (offset == regs::kDramBaseLo) bus_base_ = (bus_base_ & ~uint64_t{0xFFFFFFFF}) | value;
+    if (offset == regs::kDramBaseHi) bus_base_ = (bus_base_ & uint64_t{0xFFFFFFFF}) | (uint64_t{value} << 32);
+    if (offset == regs::kDramBaseLo || offset == regs::kDramBaseHi) axi_.set_base(bus_base_);
     if (offset == regs::kCtrl && (value & regs::kCtrlStart)) {
       slice_ = kFirstSlice;
       run_open_ = true;
@@ -247,7 +252,8 @@ class RtlDevice final : public Device {
   Status error_;
   bool run_open_ = false;  // START written, DONE/ERROR not yet seen
   uint32_t run_count_ = 0;
-  int64_t elapsed_ = 0;  // device cycles of all earlier runs (the trace's timeline)
+  int64_t elapsed_ = 0;    // device cycles of all earlier runs (the trace's timeline)
+  uint64_t bus_base_ = 0;  // DRAM_BASE as written
 };
 
 }  // namespace tessera::rtl
