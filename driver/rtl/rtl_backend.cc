@@ -56,7 +56,8 @@ BackendInfo RtlBackend() {
   b.description = "the Verilog RTL (hw/rtl) under Verilator with the contract's AXI4 memory";
   b.has_timing = true;
   b.open = rtl::OpenRtl;
-  b.options = {{rtl::kVcd, BackendOptionType::kString, "write a VCD waveform of the whole run to this file"}};
+  b.options = {{rtl::kVcd, BackendOptionType::kString,
+                "write a VCD waveform of the whole run to this file (models built with -DTESSERA_RTL_VCD=ON)"}};
   return b;
 }
 

@@ -14,6 +14,8 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "driver/device.h"
 #include "driver/rtl/axi_dram.h"
@@ -23,6 +25,12 @@
 
 namespace tessera::rtl {
 
+// Whether the Verilated model V was built with --trace (it then has trace()).
+template <class V, class = void>
+inline constexpr bool kHasTrace = false;
+template <class V>
+inline constexpr bool kHasTrace<V, std::void_t<decltype(std::declval<V&>().trace(nullptr, 0))>> = true;
+
 template <class V>
 class RtlDevice final : public Device {
  public:
@@ -31,11 +39,17 @@ class RtlDevice final : public Device {
                                                 const std::string& vcd) {
     std::unique_ptr<RtlDevice> d(new RtlDevice(cfg, opts));
     if (!vcd.empty()) {
-      d->ctx_->traceEverOn(true);
-      d->vcd_ = std::make_unique<VerilatedVcdC>();
-      d->model_->trace(d->vcd_.get(), 99);
-      d->vcd_->open(vcd.c_str());
-      if (!d->vcd_->isOpen()) return InvalidArgumentError("--vcd {}: cannot open the file for writing", vcd);
+      if constexpr (kHasTrace<V>) {
+        d->ctx_->traceEverOn(true);
+        d->vcd_ = std::make_unique<VerilatedVcdC>();
+        d->model_->trace(d->vcd_.get(), 99);
+        d->vcd_->open(vcd.c_str());
+        if (!d->vcd_->isOpen()) return InvalidArgumentError("--vcd {}: cannot open the file for writing", vcd);
+      } else {
+        return FailedPreconditionError(
+            "--vcd {}: the rtl models of this build have no waveform support; rebuild with cmake -DTESSERA_RTL_VCD=ON",
+            vcd);
+      }
     }
     d->Reset();
     return std::unique_ptr<Device>(std::move(d));

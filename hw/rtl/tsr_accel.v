@@ -473,12 +473,10 @@ module tsr_accel (
   assign cp_pad = u_insn[MC][TSR_MEM_PAD_LSB+:8];
   logic [INP_DW-1:0] inp_pad_row, inp_rd;
   logic [WGT_DW-1:0] wgt_pad_row, wgt_rd;
-  always_comb begin
-    for (int i = 0; i < INP_DW / TSR_INP_BITS; i++)
-      inp_pad_row[i*TSR_INP_BITS+:TSR_INP_BITS] = TSR_INP_BITS'($signed(ld_pad));
-    for (int i = 0; i < WGT_DW / TSR_WGT_BITS; i++)
-      wgt_pad_row[i*TSR_WGT_BITS+:TSR_WGT_BITS] = TSR_WGT_BITS'($signed(ld_pad));
-  end
+  // Replications, not loops: Verilator does not unroll a loop over the 256
+  // weight lanes and evaluated it bit by bit every cycle (half the run time).
+  assign inp_pad_row = {(INP_DW / TSR_INP_BITS){TSR_INP_BITS'($signed(ld_pad))}};
+  assign wgt_pad_row = {(WGT_DW / TSR_WGT_BITS){TSR_WGT_BITS'($signed(ld_pad))}};
   logic inp_re, wgt_re;
   logic [TSR_INP_IDX_BITS-1:0] inp_ra;
   logic [TSR_WGT_IDX_BITS-1:0] wgt_ra;
