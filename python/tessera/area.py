@@ -18,6 +18,7 @@ See docs/exploration.md for what has been fitted.
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -44,6 +45,15 @@ def count_resources(cell_types):
         return next((w for p, w in WEIGHTS.items() if t.startswith(p)), 1)
     return {res: sum(n * weight(t) for t, n in cell_types.items() if t.startswith(prefixes))
             for res, prefixes in RESOURCES.items()}
+
+
+def parse_stat_json(text):
+    """Yosys's `stat -json` output. Yosys 0.23 also logs the hierarchy's
+    instance counts (`  <module>  <count>` text lines) into it when the design
+    has a top with submodules; those lines are dropped (the "design" totals
+    already count every instance)."""
+    keep = [line for line in text.splitlines() if '"' in line or re.fullmatch(r"\s*[\[\]{},]*\s*", line)]
+    return json.loads("\n".join(keep))
 
 
 def features(cfg):
@@ -91,7 +101,7 @@ def synthesize(verilog, top, *, flow="generic", params=None, include_dirs=(), ni
             with open(log) as f:
                 raise TesseraError(f"yosys failed on {top}: {f.read().strip()[-2000:]}", "internal")
         with open(stat) as f:
-            design = json.load(f)["design"]
+            design = parse_stat_json(f.read())["design"]
     types = design.get("num_cells_by_type", {})
     out = {"cells": design["num_cells"], "cell_types": types}
     out["cpu_s"] = round(usage.ru_utime + usage.ru_stime, 1)

@@ -44,6 +44,14 @@ def test_fpga_flow_counts_resources(small, root):
     assert r["luts"] + r["ffs"] <= r["cells"]
 
 
+def test_stat_json_with_hierarchy_lines():
+    # Yosys 0.23's `stat -json` of a design with submodules, as tsr_accel's gives it.
+    text = ('{\n "modules": {\n  "\\\\sub": {\n   "num_cells": 2\n  }\n },\n'
+            '       $paramod$0f86\\tsr_sdp_ram      1\n       \\sub      4\n'
+            ' "design": {\n  "num_cells": 9,\n  "num_cells_by_type": {\n   "LUT6": 9\n  }\n }\n}\n')
+    assert area.parse_stat_json(text)["design"] == {"num_cells": 9, "num_cells_by_type": {"LUT6": 9}}
+
+
 def test_synthesis_errors_raise(tmp_path):
     bad = tmp_path / "bad.v"
     bad.write_text("module bad(; endmodule\n")

@@ -108,6 +108,10 @@ def test_bundled_sweep_results(demo_sweep):
         front = sorted(int(r["point"]) for r in csv.DictReader(f))
     assert front == sorted(ok[i]["point"] for i in brute_force_front(ok, spec["objectives"]))
     assert 0 < len(front) < len(ok)
+    # Every point carries the area model's estimate (python/tessera/area_model.json), a usable cost axis.
+    assert all(r["area_luts"] > 0 and r["area_brams"] > 0 for r in ok)
+    by_area = ["latency_us", "area_luts"]
+    assert pareto.pareto_front(ok, by_area) == brute_force_front(ok, by_area)
 
 
 def test_sweep_point_equals_a_direct_run(demo_sweep):
