@@ -74,6 +74,17 @@ endif()
 # are not defined, and configuration says so.
 find_program(TESSERA_VERILATOR verilator)
 find_program(TESSERA_YOSYS yosys)
+# The compiler of the rtl backend's Verilated C++ (driver/rtl): clang++-15
+# (Debian 'clang-15', tools/install-deps.sh) when found, whose code runs the
+# model ~14% faster than gcc 12's and builds faster (docs/performance.md);
+# else the project's compiler. Same libstdc++, so the objects link together.
+find_program(TESSERA_CLANGXX clang++-15)
+if(TESSERA_CLANGXX)
+  set(default_rtl_cxx ${TESSERA_CLANGXX})
+else()
+  set(default_rtl_cxx ${CMAKE_CXX_COMPILER})
+endif()
+set(TESSERA_RTL_CXX ${default_rtl_cxx} CACHE FILEPATH "C++ compiler of the rtl backend's Verilated models")
 # The Verilator runtime, compiled once for every Verilated model of the build
 # (hw/rtl's unit models, driver/rtl's tsr_accel per config), VCD tracing
 # included; warnings off: it is not our code.
