@@ -22,7 +22,7 @@ TEST(GemmKernel, EveryPathMatchesScalar) {
       std::vector<int32_t> acc0(batch * block_out);
       for (auto& x : inp) x = static_cast<int16_t>(v(rng));
       for (auto& w : wgt) w = static_cast<int16_t>(v(rng));
-      for (auto& a : acc0) a = static_cast<int32_t>(v(rng)) << 15;
+      for (auto& a : acc0) a = static_cast<int32_t>(v(rng)) * (1 << 15);  // not <<: negative values (UBSan)
       std::vector<int32_t> want = acc0;
       GemmStepOn(GemmPath::kScalar, inp.data(), wgt.data(), want.data(), batch, k_even, block_out);
       for (GemmPath p : paths) {

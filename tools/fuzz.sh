@@ -5,7 +5,7 @@
 # priority, starting from its seed corpus, and appends one line per harness to
 # build-fuzz/fuzz-results.txt: date, harness, executions, seconds (wall and
 # CPU: on a shared machine exec/s follows the load, exec per CPU-second does
-# not), crashes. FUZZ_RUNS ends a harness after that many executions instead
+# not), crash files this run left. FUZZ_RUNS ends a harness after that many executions instead
 # (the first limit reached ends it).
 # Seeds that are build products come from the default build (run `make test`
 # once first). A crash leaves build-fuzz/crashes/<harness>-crash-<sha1>;
@@ -44,6 +44,7 @@ for h in "${harnesses[@]}"; do
   log=build-fuzz/logs/$h.log
   max_len=$(grep -o -- '-max_len=[0-9]*' "build-fuzz/tests/fuzz/fuzz_$h.args" 2>/dev/null || echo -max_len=65536)
   start=$(date +%s)
+  touch "$log.start"
   set +e
   TIMEFORMAT='%U %S'
   { time nice -n 19 "build-fuzz/tests/fuzz/fuzz_$h" -max_total_time="$seconds" "${runs[@]}" "$max_len" -timeout=30 \
@@ -53,7 +54,7 @@ for h in "${harnesses[@]}"; do
   cpu=$(awk '{printf "%d", $1 + $2}' "$log.time")
   set -e
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -n 1)
-  crashes=$(find build-fuzz/crashes -name "$h-*" | wc -l)
+  crashes=$(find build-fuzz/crashes -name "$h-*" -newer "$log.start" | wc -l)
   line="$(date -u +%FT%TZ) $h executions=${execs:-?} seconds=$(($(date +%s) - start)) cpu_seconds=${cpu:-?} exit=$rc crash_files=$crashes"
   echo "$line" | tee -a build-fuzz/fuzz-results.txt
 done
