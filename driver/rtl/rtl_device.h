@@ -4,7 +4,9 @@
 // window is AXI4-Lite transactions clocked on the model (AW and W presented
 // together, the cycle convention of docs/rtl.md); waiting clocks the model
 // in slices. Host copies use the DRAM's back door (a host's DMA). With a
-// trace, each run is one span (the RTL has no per-instruction outputs). The
+// trace, each instruction is a span from its start to its End cycle, read
+// from tsr_accel's trace signals (Verilator-public, observation only), as
+// sim gives them. The
 // template is instantiated once per Verilated config (driver/rtl/model.cc.in),
 // so the per-cycle loop is compiled against that model's port widths.
 #pragma once
@@ -12,6 +14,7 @@
 #include <verilated.h>
 #include <verilated_vcd_c.h>
 
+#include <cstring>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -19,6 +22,7 @@
 
 #include "driver/device.h"
 #include "driver/rtl/axi_dram.h"
+#include "isa/encoding.h"
 #include "isa/regs.h"
 #include "sim/dram.h"
 #include "sim/trace.h"
@@ -77,12 +81,13 @@ class RtlDevice final : public Device {
     return v;
   }
   void WriteReg(uint32_t offset, uint32_t value) override {
-    if (offset == regs::kInsnCount) run_count_ = value;
     // The memory sits at the bus address the driver programs (0 unless a
     // board harness places it elsewhere, fpga/zynq/sim).
     if (offset == regs::kDramBaseLo) bus_base_ = (bus_base_ & ~uint64_t{0xFFFFFFFF}) | value;
     if (offset == regs::kDramBaseHi) bus_base_ = (bus_base_ & uint64_t{0xFFFFFFFF}) | (uint64_t{value} << 32);
     if (offset == regs::kDramBaseLo || offset == regs::kDramBaseHi) axi_.set_base(bus_base_);
+    if (offset == regs::kInsnAddrLo) insn_addr_ = (insn_addr_ & ~uint64_t{0xFFFFFFFF}) | value;
+    if (offset == regs::kInsnAddrHi) insn_addr_ = (insn_addr_ & 0xFFFFFFFF) | uint64_t{value} << 32;
     if (offset == regs::kCtrl && (value & regs::kCtrlStart)) {
       slice_ = kFirstSlice;
       run_open_ = true;
@@ -117,15 +122,36 @@ class RtlDevice final : public Device {
     model_ = std::make_unique<V>(ctx_.get(), "tsr_accel");
   }
 
-  // The trace of a run: the RTL has no per-instruction outputs, so a run is
-  // one span on the fetch track, its length the RTL's CYCLES counter, on the
-  // device timeline (each run starts where the previous one ended).
+  // A run's end moves the trace's device timeline on by the RTL's CYCLES
+  // counter (each run starts where the previous one ended).
   void RunEnded() {
     run_open_ = false;
     if (!opts_.trace) return;
-    const int64_t c = static_cast<int64_t>(ReadReg64(regs::CounterOffset(regs::CounterIndex(regs::Counter::cycles))));
-    opts_.trace->Span(0, fmt::format("run of {} instructions (rtl)", run_count_), elapsed_, elapsed_ + c, -1);
-    elapsed_ += c;
+    elapsed_ += static_cast<int64_t>(ReadReg64(regs::CounterOffset(regs::CounterIndex(regs::Counter::cycles))));
+  }
+
+  // The instruction spans of this cycle (sampled before the edge, i.e. in
+  // phase order): an end closes module m's span [start, End] on track 1 + m,
+  // named from the instruction in DRAM; a start opens the next one.
+  void TraceCycle() {
+    const auto* r = model_->rootp;
+    const uint32_t starts = r->tsr_accel__DOT__trace_start, ends = r->tsr_accel__DOT__trace_end;
+    if ((starts | ends) == 0) return;
+    const int64_t t = static_cast<int64_t>(r->tsr_accel__DOT__trace_cycle);
+    for (int m = 0; m < kNumModules; ++m) {
+      if (ends >> m & 1) {
+        const uint32_t index = r->tsr_accel__DOT__trace_index[m];
+        Word128 w;
+        uint8_t bytes[16] = {};
+        (void)dram_.Read(insn_addr_ + 16 * uint64_t{index}, bytes, 16);
+        std::memcpy(&w.lo, bytes, 8);
+        std::memcpy(&w.hi, bytes + 8, 8);
+        auto in = Decode(cfg_, w);
+        opts_.trace->Span(1 + m, in.ok() ? InstructionSpanName(*in) : "illegal", elapsed_ + span_start_[m],
+                          elapsed_ + t, index);
+      }
+      if (starts >> m & 1) span_start_[m] = t;
+    }
   }
 
   // One AXI4-Lite read.
@@ -247,6 +273,7 @@ class RtlDevice final : public Device {
     l.r = model_->s_axil_rvalid && model_->s_axil_rready;
     l.rdata = model_->s_axil_rdata;
     const uint64_t t = static_cast<uint64_t>(axi_.cycle());
+    if (opts_.trace) TraceCycle();
     if (vcd_) vcd_->dump(2 * t);
     // The slave samples the handshakes before the edge: m.wdata and m.wstrb
     // point into the model, which the edge moves on to the next beat.
@@ -264,8 +291,9 @@ class RtlDevice final : public Device {
   AxiDram axi_;
   int64_t slice_ = kFirstSlice;
   Status error_;
-  bool run_open_ = false;  // START written, DONE/ERROR not yet seen
-  uint32_t run_count_ = 0;
+  bool run_open_ = false;   // START written, DONE/ERROR not yet seen
+  uint64_t insn_addr_ = 0;  // INSN_ADDR as written (the trace names instructions from DRAM)
+  int64_t span_start_[kNumModules] = {};
   int64_t elapsed_ = 0;    // device cycles of all earlier runs (the trace's timeline)
   uint64_t bus_base_ = 0;  // DRAM_BASE as written
 };

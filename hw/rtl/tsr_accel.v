@@ -317,6 +317,25 @@ module tsr_accel (
   assign c_is_finish = 32'(op_of(u_insn[MC])) == TSR_OP_FINISH;
   assign finish_now = running && u_completing[MC] && c_is_finish;
 
+  // ---- Instruction trace (observation only) ------------------------------------
+  // For a simulation harness (driver/rtl: the Chrome trace, the first
+  // differing instruction of a mismatch; docs/hardware.md): in run cycle
+  // `trace_cycle`, bit m of `trace_start`/`trace_end` is set when module m
+  // (TSR_MODULE_*) starts / ends an instruction (its End cycle, the span of
+  // docs/microarch.md), and `trace_index` holds, 32 bits per module, the
+  // stream index of the instruction that module is in. Nothing reads them:
+  // synthesis removes them; Verilator keeps them readable (public_flat_rd).
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [2:0] trace_start  /* verilator public_flat_rd */;
+  logic [2:0] trace_end  /* verilator public_flat_rd */;
+  logic [95:0] trace_index  /* verilator public_flat_rd */;
+  logic [63:0] trace_cycle  /* verilator public_flat_rd */;
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign trace_start = running ? u_start : 3'b000;
+  assign trace_end = running ? (u_busy & u_end) : 3'b000;
+  assign trace_index = {u_index[2], u_index[1], u_index[0]};
+  assign trace_cycle = cyc;
+
   // ---- Faults -------------------------------------------------------------------
   logic [2:0] start_fault  /* verilator split_var */;
   for (genvar m = 0; m < 3; m++) begin : g_chk

@@ -1,11 +1,23 @@
 #include "tests/support/random_isa.h"
 
+#include <algorithm>
+
 #include "isa/encoding.h"
 
 namespace tessera::testing {
 
 std::vector<std::string> BundledConfigPaths() {
   return {"configs/default.json", "configs/pynq-z1.json", "configs/tiny.json", "configs/large.json"};
+}
+
+std::vector<std::string> ConfigPathList(const std::string& comma_separated) {
+  std::vector<std::string> paths;
+  for (size_t at = 0; at <= comma_separated.size();) {
+    const size_t end = std::min(comma_separated.find(',', at), comma_separated.size());
+    if (end > at) paths.push_back(comma_separated.substr(at, end - at));
+    at = end + 1;
+  }
+  return paths;
 }
 
 HwConfig LoadConfigOrDie(const std::string& path) {

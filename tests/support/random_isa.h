@@ -13,6 +13,8 @@ namespace tessera::testing {
 
 // The bundled config files, for tests that run over every config.
 std::vector<std::string> BundledConfigPaths();
+// "a.json,b.json" (a list the build passes as a compile definition) split at the commas.
+std::vector<std::string> ConfigPathList(const std::string& comma_separated);
 HwConfig LoadConfigOrDie(const std::string& path);
 
 Instruction RandomLegalInstruction(const HwConfig& cfg, std::mt19937_64& rng);

@@ -9,8 +9,34 @@ namespace {
 
 // DRAM layout (byte addresses); each source region holds kSrcElems elements.
 constexpr int64_t kSrcElems = 512;
-constexpr uint64_t kUopAddr = 0x10000, kInpAddr = 0x20000, kWgtAddr = 0x40000, kAccAddr = 0x100000,
-                   kAcc8Addr = 0x180000, kOutAddr = 0x200000;
+struct Layout {
+  uint64_t uop, inp, wgt, acc, acc8, out;
+};
+
+// The fixed layout when it fits the config's DRAM (so a seed gives the same
+// program as before on every config of at least 4 MiB); for a small DRAM
+// (ice40-up5k: 128 KiB) the regions packed from 4 KiB (the instructions,
+// at most 74, below), each 4 KiB aligned.
+Layout LayoutFor(const HwConfig& cfg, int64_t out_bytes) {
+  const Layout fixed{0x10000, 0x20000, 0x40000, 0x100000, 0x180000, 0x200000};
+  if (fixed.out + static_cast<uint64_t>(out_bytes) <= static_cast<uint64_t>(cfg.dram_size_bytes)) return fixed;
+  uint64_t at = 0x1000;
+  auto next = [&](int64_t bytes) {
+    const uint64_t a = at;
+    at = (at + static_cast<uint64_t>(bytes) + 0xFFF) & ~uint64_t{0xFFF};
+    return a;
+  };
+  Layout c;
+  c.uop = next(0x1000);
+  c.inp = next(kSrcElems * cfg.ElementBytes(MemType::kInp));
+  c.wgt = next(kSrcElems * cfg.ElementBytes(MemType::kWgt));
+  c.acc = next(kSrcElems * cfg.ElementBytes(MemType::kAcc));
+  c.acc8 = next(kSrcElems * cfg.ElementBytes(MemType::kAcc8));
+  c.out = next(out_bytes);
+  TSR_CHECK(at <= static_cast<uint64_t>(cfg.dram_size_bytes),
+            "random programs need {} bytes of DRAM, config '{}' has {}", at, cfg.name, cfg.dram_size_bytes);
+  return c;
+}
 
 class Generator {
  public:
@@ -23,6 +49,7 @@ class Generator {
     wgt_win_ = std::min<int64_t>(wgt_half_, 24);
     acc_win_ = std::min<int64_t>(acc_half_, 48);
     out_elems_ = 2048;
+    at_ = LayoutFor(cfg, out_elems_ * cfg.out_tile_bytes);
   }
 
   Program Make() {
@@ -37,7 +64,7 @@ class Generator {
     Program p;
     p.text_addr = 0;
     auto append = [&](const std::vector<Instruction>& v) { p.insns.insert(p.insns.end(), v.begin(), v.end()); };
-    p.insns.push_back(MemInsn(Opcode::kLoad, MemType::kUop, 0, kUopAddr / kUopBytes, 1, 0, 0));
+    p.insns.push_back(MemInsn(Opcode::kLoad, MemType::kUop, 0, at_.uop / kUopBytes, 1, 0, 0));
     append(loads[0]);
     for (int k = 0; k < blocks; ++k) {
       if (k + 1 < blocks) append(loads[k + 1]);
@@ -97,9 +124,9 @@ class Generator {
     const int n = static_cast<int>(Uniform(1, opts_.max_loads));
     for (int i = 0; i < n; ++i) {
       if (Chance(50))
-        v.push_back(RandomMem(Opcode::kLoad, MemType::kInp, b * inp_half_, inp_win_, kInpAddr, true));
+        v.push_back(RandomMem(Opcode::kLoad, MemType::kInp, b * inp_half_, inp_win_, at_.inp, true));
       else
-        v.push_back(RandomMem(Opcode::kLoad, MemType::kWgt, b * wgt_half_, wgt_win_, kWgtAddr, true));
+        v.push_back(RandomMem(Opcode::kLoad, MemType::kWgt, b * wgt_half_, wgt_win_, at_.wgt, true));
     }
     if (k >= 2) v.front().pop_next = 1;
     v.back().push_next = 1;
@@ -154,10 +181,10 @@ class Generator {
       } else if (kind == 8) {
         const bool wide = Chance(50);
         v.push_back(RandomMem(Opcode::kLoad, wide ? MemType::kAcc : MemType::kAcc8, b * acc_half_, acc_win_,
-                              wide ? kAccAddr : kAcc8Addr, true));
+                              wide ? at_.acc : at_.acc8, true));
       } else {
         // Reload the uop table (same contents, same place; its size is fixed in AddSegments).
-        v.push_back(MemInsn(Opcode::kLoad, MemType::kUop, 0, kUopAddr / kUopBytes, 1, 0, 0));
+        v.push_back(MemInsn(Opcode::kLoad, MemType::kUop, 0, at_.uop / kUopBytes, 1, 0, 0));
       }
     }
     v.front().pop_prev = 1;
@@ -172,7 +199,7 @@ class Generator {
     std::vector<Instruction> v;
     const int n = static_cast<int>(Uniform(1, opts_.max_stores));
     for (int i = 0; i < n; ++i)
-      v.push_back(RandomMem(Opcode::kStore, MemType::kOut, b * acc_half_, acc_win_, kOutAddr, true));
+      v.push_back(RandomMem(Opcode::kStore, MemType::kOut, b * acc_half_, acc_win_, at_.out, true));
     v.front().pop_prev = 1;
     if (k + 2 < blocks || k == blocks - 1) v.back().push_prev = 1;
     return v;
@@ -186,7 +213,7 @@ class Generator {
     Segment uops;
     uops.kind = Segment::Kind::kUops;
     uops.name = "uops";
-    uops.addr = kUopAddr;
+    uops.addr = at_.uop;
     uops.type = ElemType::kUop;
     for (const Uop& u : uops_) {
       uint32_t w = *EncodeUop(cfg_, u);
@@ -202,16 +229,17 @@ class Generator {
       for (auto& byte : s.bytes) byte = static_cast<uint8_t>(rng_());
       p.segments.push_back(std::move(s));
     };
-    data("inp", kInpAddr, MemType::kInp);
-    data("wgt", kWgtAddr, MemType::kWgt);
-    data("acc", kAccAddr, MemType::kAcc);
-    data("acc8", kAcc8Addr, MemType::kAcc8);
+    data("inp", at_.inp, MemType::kInp);
+    data("wgt", at_.wgt, MemType::kWgt);
+    data("acc", at_.acc, MemType::kAcc);
+    data("acc8", at_.acc8, MemType::kAcc8);
   }
 
   const HwConfig& cfg_;
   std::mt19937_64 rng_;
   RandomProgramOptions opts_;
   int64_t inp_half_, wgt_half_, acc_half_, inp_win_, wgt_win_, acc_win_, out_elems_;
+  Layout at_;
   std::vector<Uop> uops_;
 };
 
