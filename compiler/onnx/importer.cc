@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
+#include <map>
 #include <optional>
 
 #include "compiler/ir/verifier.h"
@@ -195,7 +196,8 @@ StatusOr<bool> BindInputShapes(onnx::GraphProto* g, const std::string& name, con
   for (auto& in : *g->mutable_input()) {
     inputs.insert(in.name());
     if (initializers.count(in.name())) continue;
-    if (!in.type().has_tensor_type()) continue;  // reported by Build
+    if (!in.type().has_tensor_type()) continue;                 // reported by Build
+    const bool declared = in.type().tensor_type().has_shape();  // before mutable_shape() creates one
     auto* shape = in.mutable_type()->mutable_tensor_type()->mutable_shape();
     auto it = opt.input_shapes.find(in.name());
     const ir::Shape* given = it != opt.input_shapes.end() ? &it->second
@@ -207,7 +209,7 @@ StatusOr<bool> BindInputShapes(onnx::GraphProto* g, const std::string& name, con
       changed = true;
       continue;
     }
-    if (!in.type().tensor_type().has_shape())
+    if (!declared)
       return InvalidArgumentError("{}: input '{}' has no declared shape; give one explicitly", name, in.name());
     for (int i = 0; i < shape->dim_size(); ++i) {
       auto* d = shape->mutable_dim(i);
@@ -413,6 +415,22 @@ StatusOr<std::unique_ptr<ir::Graph>> ImportOnnxData(const uint8_t* data, uint64_
   }
   TSR_ASSIGN_OR_RETURN(bool stale, BindInputShapes(g, name, options, initializers));
   g->clear_value_info();  // our own type inference recomputes every intermediate type
+  // ONNX 1.12's Gemm-6 shape inference indexes A's and B's dims without a
+  // rank check (SIGSEGV on a rank-0 input, found by fuzz_onnx): ranks known
+  // before inference are checked first.
+  if (opset < 7) {
+    std::map<std::string, int> ranks;
+    for (const auto& in : g->input())
+      if (in.type().tensor_type().has_shape()) ranks[in.name()] = in.type().tensor_type().shape().dim_size();
+    for (const auto& t : g->initializer()) ranks[t.name()] = t.dims_size();
+    for (const auto& n : g->node())
+      for (int i = 0; n.op_type() == "Gemm" && i < std::min(n.input_size(), 2); ++i) {
+        auto it = ranks.find(n.input(i));
+        if (it != ranks.end() && it->second != 2)
+          return InvalidArgumentError("{}: {}: input {} '{}' has rank {}; Gemm needs rank 2", name,
+                                      ImportContext::Describe(n), i, n.input(i), it->second);
+      }
+  }
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception& e) {

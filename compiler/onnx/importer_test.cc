@@ -247,6 +247,17 @@ TEST(Importer, UnsupportedOpsAttributesAndOpsets) {
   EXPECT_EQ(ImportError(old),
             "m.onnx: node 'gemm5' (Gemm): the opset 5 definition of Gemm (version 1) is not supported (versions >= "
             "6 are); re-export with opset >= 11");
+  // Found by fuzz_onnx: ONNX 1.12's Gemm-6 shape inference crashed (SIGSEGV) on a rank-0 input, and an input
+  // without a shape was imported as a scalar.
+  onnx::ModelProto gemm6 = NewModel(6);
+  Input(gemm6, "x", {});
+  Init(gemm6, "w", {4, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  Node(gemm6, "Gemm", {"x", "w"}, {"y"}, "gemm6");
+  Output(gemm6, "y", {1, 3});
+  EXPECT_EQ(ImportError(gemm6), "m.onnx: node 'gemm6' (Gemm): input 0 'x' has rank 0; Gemm needs rank 2");
+  onnx::ModelProto shapeless = SmallCnn();
+  shapeless.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  EXPECT_NE(ImportError(shapeless).find("has no declared shape"), std::string::npos) << ImportError(shapeless);
   onnx::ModelProto conv10 = NewModel(10);
   Input(conv10, "x", {1, 2, 4, 4});
   Init(conv10, "w", {3, 2, 1, 1}, {1, 2, 3, 4, 5, 6});
