@@ -1,5 +1,5 @@
 // GEMM core: BATCH x BLOCK_OUT dot products of length BLOCK_IN per uop
-// iteration (BATCH*BLOCK_IN*BLOCK_OUT multipliers), one iteration accepted per
+// iteration (BATCH*BLOCK_IN*BLOCK_OUT products), one iteration accepted per
 // cycle, result after PIPE >= 0 cycles (PIPE = 0: combinational).
 // The products and their sum flow through PIPE register stages; the
 // output adds the accumulator operand, which the caller supplies in the cycle
@@ -34,21 +34,66 @@ module tsr_gemm_core #(
 );
   localparam int LANES = BATCH * BLOCK_OUT;
 
+  // Products: pairs of outputs (o, o+1) share one multiplier per input lane,
+  // x * (w_hi * 2^S + w_lo) with S = INP_BITS + WGT_BITS, so an int8 GEMM
+  // needs BATCH*BLOCK_IN*ceil(BLOCK_OUT/2) 8x25 multiplies (one DSP48E1 each,
+  // 25x18) instead of one per product. Exact: |x*w_lo| < 2^(S-1), so the low
+  // S bits hold x*w_lo as a signed number and the rest x*w_hi plus its borrow.
+  //   before: x*w_lo, x*w_hi        after: p = x*wsum; lo = p[S-1:0];
+  //                                        hi = (p >>> S) + lo[S-1]
+  // The iCE40 flow (TSR_ICE40) keeps one product per multiplier: SB_MAC16
+  // is 16x16, an 8x25 product would take two.
+  localparam int S = INP_BITS + WGT_BITS;
+`ifdef TSR_ICE40
+  localparam bit PACK = 1'b0;
+`else
+  localparam bit PACK = 1'b1;
+`endif
+  localparam int PAIRS = PACK ? BLOCK_OUT / 2 : 0;
+  // A dot product of BLOCK_IN products fits SUM_W signed bits; summing at
+  // that width and sign-extending equals the ACC_BITS wrap-around sum.
+  localparam int SUM_W = S + $clog2(BLOCK_IN) + 1;
+
+  // prod[b][o][k]: x * w as a SUM_W-bit signed number.
+  logic signed [SUM_W-1:0] prod[BATCH][BLOCK_OUT][BLOCK_IN];
+  always_comb begin
+    for (int b = 0; b < BATCH; b++) begin
+      for (int k = 0; k < BLOCK_IN; k++) begin
+        logic signed [INP_BITS-1:0] x;
+        x = inp[(b*BLOCK_IN+k)*INP_BITS+:INP_BITS];
+        for (int q = 0; q < PAIRS; q++) begin
+          logic signed [WGT_BITS-1:0] w_lo, w_hi;
+          logic signed [WGT_BITS+S:0] wsum;  // w_hi*2^S + w_lo needs one bit more
+          logic signed [INP_BITS+WGT_BITS+S-1:0] p;
+          logic signed [S-1:0] lo;
+          logic signed [INP_BITS+WGT_BITS-1:0] hi;
+          w_lo = wgt[(2*q*BLOCK_IN+k)*WGT_BITS+:WGT_BITS];
+          w_hi = wgt[((2*q+1)*BLOCK_IN+k)*WGT_BITS+:WGT_BITS];
+          wsum = (WGT_BITS + S + 1)'($signed({w_hi, {S{1'b0}}})) + (WGT_BITS + S + 1)'(w_lo);
+          p = (INP_BITS + WGT_BITS + S)'(x) * (INP_BITS + WGT_BITS + S)'(wsum);
+          lo = p[S-1:0];
+          hi = (INP_BITS + WGT_BITS)'(p >>> S) + (INP_BITS + WGT_BITS)'(lo[S-1]);
+          prod[b][2*q][k] = SUM_W'(lo);
+          prod[b][2*q+1][k] = SUM_W'(hi);
+        end
+        for (int o = 2 * PAIRS; o < BLOCK_OUT; o++) begin
+          logic signed [WGT_BITS-1:0] w;
+          w = wgt[(o*BLOCK_IN+k)*WGT_BITS+:WGT_BITS];
+          prod[b][o][k] = SUM_W'(x * w);
+        end
+      end
+    end
+  end
+
   // Dot products, wrapped to ACC_BITS like isa/alu.h's accumulator.
   logic [LANES*ACC_BITS-1:0] dot;
   always_comb begin
     for (int b = 0; b < BATCH; b++) begin
       for (int o = 0; o < BLOCK_OUT; o++) begin
-        logic [ACC_BITS-1:0] sum;
+        logic signed [SUM_W-1:0] sum;
         sum = '0;
-        for (int k = 0; k < BLOCK_IN; k++) begin
-          logic signed [INP_BITS-1:0] x;
-          logic signed [WGT_BITS-1:0] w;
-          x = inp[(b*BLOCK_IN+k)*INP_BITS+:INP_BITS];
-          w = wgt[(o*BLOCK_IN+k)*WGT_BITS+:WGT_BITS];
-          sum = sum + ACC_BITS'(x * w);
-        end
-        dot[(b*BLOCK_OUT+o)*ACC_BITS+:ACC_BITS] = in_reset ? '0 : sum;
+        for (int k = 0; k < BLOCK_IN; k++) sum = sum + prod[b][o][k];
+        dot[(b*BLOCK_OUT+o)*ACC_BITS+:ACC_BITS] = in_reset ? '0 : ACC_BITS'(sum);
       end
     end
   end
