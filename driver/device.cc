@@ -146,11 +146,14 @@ DeviceStatus Device::ReadStatus() {
 
 Status Device::Wait() {
   using Clock = std::chrono::steady_clock;
-  // The device's watchdog in host time, doubled, plus a second.
+  // The device's watchdog in host time, doubled, plus a second (plus the
+  // watchdog at a simulator's slowest speed).
   const bool bounded = launch_watchdog_ > 0;
   const int64_t timeout_ms =
       static_cast<int64_t>(std::ceil(static_cast<double>(launch_watchdog_) / (cfg_.clock_mhz * 1000.0)));
-  const auto deadline = Clock::now() + std::chrono::milliseconds(2 * timeout_ms + 1000);
+  const double slow = MinCyclesPerHostSecond();
+  const int64_t sim_ms = slow > 0 ? static_cast<int64_t>(std::ceil(launch_watchdog_ * 1000.0 / slow)) : 0;
+  const auto deadline = Clock::now() + std::chrono::milliseconds(2 * timeout_ms + sim_ms + 1000);
   for (;;) {
     const uint32_t st = ReadReg(regs::kStatus);
     TSR_RETURN_IF_ERROR(BackendError());

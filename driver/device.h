@@ -135,6 +135,11 @@ class Device {
   // A backend's description of the last error beyond the registers (the
   // simulators' full message); empty when there is none.
   virtual std::string ErrorDetail() const { return {}; }
+  // The slowest speed, in device cycles per host second, at which a simulated
+  // device is expected to run on a loaded host (0: hardware, device time is
+  // host time). Wait's host deadline adds the watchdog at this speed, so a
+  // slow simulator reaches its own watchdog before the host gives up.
+  virtual double MinCyclesPerHostSecond() const { return 0; }
 
   const HwConfig cfg_;
   const DeviceOptions opts_;
