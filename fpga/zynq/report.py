@@ -4,6 +4,7 @@ Markdown table. Exits 1 after writing it when the design does not fit."""
 
 import argparse
 import json
+import re
 import sys
 
 # xc7z020 (Xilinx DS190): 53,200 LUTs (17,400 of them usable as memory),
@@ -14,6 +15,14 @@ LUTRAM = {"RAM32M": 4, "RAM64M": 4, "RAM32X1D": 2, "RAM64X1D": 2, "RAM128X1D": 4
           "RAM32X1S": 1, "RAM64X1S": 1, "RAM128X1S": 2, "SRL16E": 1, "SRLC32E": 1}
 
 
+def load_stat(path):
+    """Yosys 0.23's `stat -json` of a design with submodules also logs the
+    hierarchy's instance counts as text lines; drop them (the "design" totals
+    count every instance). Same rule as tessera.area.parse_stat_json."""
+    keep = [ln for ln in open(path).read().splitlines() if '"' in ln or re.fullmatch(r"\s*[\[\]{},]*\s*", ln)]
+    return json.loads("\n".join(keep))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--config", required=True)
@@ -21,7 +30,7 @@ def main():
     ap.add_argument("-o", "--output", required=True)
     a = ap.parse_args()
     cfg = json.load(open(a.config))
-    stat = json.load(open(a.stat))
+    stat = load_stat(a.stat)
     cells = stat["design"]["num_cells_by_type"] if "design" in stat else {}
     luts = sum(n for c, n in cells.items() if c.startswith("LUT"))
     lutram = sum(n * LUTRAM[c] for c, n in cells.items() if c in LUTRAM)
