@@ -41,7 +41,9 @@ def test_committed_model_estimates_grow_with_the_core(committed, tiny_cfg):
     est = [area.estimate(shape(n)) for n in (2, 4, 8)]
     for e in est:
         assert all(v > 0 for k, v in e.items() if k in ("area_cells", "area_luts", "area_ffs")), e
-    for k in ("area_cells", "area_luts", "area_ffs"):
+    # Resources grow with the core; Yosys's total cell count (muxes, inverters,
+    # carries) need not: 2x2 synthesizes to 103,190 cells, tiny's 4x4 to 102,664.
+    for k in ("area_luts", "area_ffs", "area_dsps"):
         assert est[0][k] < est[1][k] < est[2][k], (k, est)
     big = tiny_cfg.with_changes({f"scratchpads.{m}_bytes": 4 * tiny_cfg[f"scratchpads.{m}_bytes"]
                                  for m in ("inp", "wgt", "acc", "uop")})
