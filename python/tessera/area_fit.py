@@ -88,17 +88,17 @@ def fit_spec(spec, *, cache_dir, jobs=1, nice=19, tessera_cli=None, progress=pri
     sources, top = rtl_sources(spec["rtl"])
     hashes = rtl_hashes(sources)
     base = Config.load(spec["base_config"])
-    todo = [("train", c or {}) for c in spec["train"]] + [("heldout", c or {}) for c in spec["heldout"]]
-    results = [None] * len(todo)
+    runs = [("train", c or {}) for c in spec["train"]] + [("heldout", c or {}) for c in spec["heldout"]]
+    results = [None] * len(runs)
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         futs = {pool.submit(_point, spec, base, ch, sources, top, _digest(hashes), cache_dir, nice, tessera_cli): i
-                for i, (_, ch) in enumerate(todo)}
+                for i, (_, ch) in enumerate(runs)}
         for fut in concurrent.futures.as_completed(futs):
             i = futs[fut]
             results[i] = fut.result()
-            progress(f"{todo[i][0]} {json.dumps(todo[i][1])}: {_summary(results[i][1])}")
-    train = [r for (s, _), r in zip(todo, results) if s == "train"]
-    held = [r for (s, _), r in zip(todo, results) if s == "heldout"]
+            progress(f"{runs[i][0]} {json.dumps(runs[i][1])}: {_summary(results[i][1])}")
+    train = [r for (s, _), r in zip(runs, results) if s == "train"]
+    held = [r for (s, _), r in zip(runs, results) if s == "heldout"]
     model = area.fit([c for c, _ in train], [r for _, r in train], feature_names=spec.get("features"))
     model["heldout"] = area.heldout_error(model, [c for c, _ in held], [r for _, r in held])
     root = os.path.commonpath([spec["path"], spec["rtl"], spec["base_config"]])
@@ -115,7 +115,7 @@ def fit_spec(spec, *, cache_dir, jobs=1, nice=19, tessera_cli=None, progress=pri
     model["points"] = [{"set": s, "changes": ch, "features": area.features(c),
                         "synthesis": {k: v for k, v in r.items() if k != "cell_types"},
                         "predicted": {k: round(v, 1) for k, v in area.predict(model, c).items()}}
-                       for (s, ch), (c, r) in zip(todo, results)]
+                       for (s, ch), (c, r) in zip(runs, results)]
     return model
 
 

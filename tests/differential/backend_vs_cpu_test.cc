@@ -51,13 +51,7 @@ TEST_P(BackendVsCpu, RandomNetworksAreBitExactOnSim) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, BackendVsCpu, ::testing::ValuesIn(testing::BundledConfigPaths()),
-                         [](const auto& info) {
-                           std::string n = info.param.substr(info.param.rfind('/') + 1);
-                           n = n.substr(0, n.find('.'));
-                           for (char& ch : n)
-                             if (ch == '-') ch = '_';
-                           return n;
-                         });
+                         [](const auto& info) { return testing::ConfigTestName(info.param); });
 
 }  // namespace
 }  // namespace tessera::backend

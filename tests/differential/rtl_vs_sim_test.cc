@@ -37,11 +37,7 @@ std::string Replay(const HwConfig& cfg, const Program& p, const std::string& con
 }
 
 std::string ConfigName(const ::testing::TestParamInfo<std::string>& info) {
-  std::string n = info.param.substr(info.param.rfind('/') + 1);
-  n = n.substr(0, n.find('.'));
-  for (char& ch : n)
-    if (ch == '-') ch = '_';
-  return n;
+  return testing::ConfigTestName(info.param);
 }
 
 class RtlVsSim : public ::testing::TestWithParam<std::string> {};

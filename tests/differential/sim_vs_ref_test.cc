@@ -95,13 +95,7 @@ TEST_P(SimVsRef, RandomValidPrograms) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryConfig, SimVsRef, ::testing::ValuesIn(testing::BundledConfigPaths()),
-                         [](const auto& info) {
-                           std::string n = info.param.substr(info.param.rfind('/') + 1);
-                           n = n.substr(0, n.find('.'));
-                           for (char& c : n)
-                             if (c == '-') c = '_';
-                           return n;
-                         });
+                         [](const auto& info) { return testing::ConfigTestName(info.param); });
 
 }  // namespace
 }  // namespace tessera

@@ -37,11 +37,7 @@ void ExpectSame(const testing::DeviceOutcome& sim, const testing::DeviceOutcome&
 }
 
 std::string ConfigName(const ::testing::TestParamInfo<std::string>& info) {
-  std::string n = info.param.substr(info.param.rfind('/') + 1);
-  n = n.substr(0, n.find('.'));
-  for (char& c : n)
-    if (c == '-') c = '_';
-  return n;
+  return testing::ConfigTestName(info.param);
 }
 
 class SystemcVsSim : public ::testing::TestWithParam<std::string> {};

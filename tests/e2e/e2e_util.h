@@ -15,8 +15,11 @@
 #include "compiler/exec/executor.h"
 #include "compiler/pipeline/npy_tensor.h"
 #include "compiler/pipeline/pipeline.h"
+#include "tests/support/random_isa.h"
 
 namespace tessera::backend {
+
+using testing::ConfigTestName;
 
 inline const std::string kModels = TESSERA_MODELS_DIR;
 
@@ -110,15 +113,6 @@ inline void ExpectBitExact(const Compiled& c, const std::string& target, const s
       EXPECT_GT(prof.device.cycles, 0);
     }
   }
-}
-
-// Test-name suffix for a config path: "configs/pynq-z1.json" -> "pynq_z1".
-inline std::string ConfigTestName(const std::string& path) {
-  std::string n = path.substr(path.rfind('/') + 1);
-  n = n.substr(0, n.find('.'));
-  for (char& ch : n)
-    if (ch == '-') ch = '_';
-  return n;
 }
 
 }  // namespace tessera::backend

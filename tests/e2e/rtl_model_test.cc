@@ -122,13 +122,7 @@ TEST_P(RtlLayers, CompiledLayersMatchSimToTheCycle) {
 }
 
 INSTANTIATE_TEST_SUITE_P(RtlConfigs, RtlLayers, ::testing::ValuesIn(testing::ConfigPathList(TESSERA_RTL_CONFIG_FILES)),
-                         [](const auto& info) {
-                           std::string n = info.param.substr(info.param.rfind('/') + 1);
-                           n = n.substr(0, n.find('.'));
-                           for (char& ch : n)
-                             if (ch == '-') ch = '_';
-                           return n;
-                         });
+                         [](const auto& info) { return testing::ConfigTestName(info.param); });
 
 }  // namespace
 }  // namespace tessera::backend

@@ -20,6 +20,14 @@ std::vector<std::string> ConfigPathList(const std::string& comma_separated) {
   return paths;
 }
 
+std::string ConfigTestName(const std::string& path) {
+  std::string n = path.substr(path.rfind('/') + 1);
+  n = n.substr(0, n.find('.'));
+  for (char& ch : n)
+    if (ch == '-') ch = '_';
+  return n;
+}
+
 HwConfig LoadConfigOrDie(const std::string& path) {
   auto c = LoadHwConfig(path);
   TSR_CHECK(c.ok(), "{}", c.status().ToString());

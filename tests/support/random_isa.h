@@ -16,6 +16,8 @@ std::vector<std::string> BundledConfigPaths();
 // "a.json,b.json" (a list the build passes as a compile definition) split at the commas.
 std::vector<std::string> ConfigPathList(const std::string& comma_separated);
 HwConfig LoadConfigOrDie(const std::string& path);
+// Test-name suffix for a config path: "configs/pynq-z1.json" -> "pynq_z1".
+std::string ConfigTestName(const std::string& path);
 
 Instruction RandomLegalInstruction(const HwConfig& cfg, std::mt19937_64& rng);
 // Random instructions plus random data/uop/expect segments placed without overlap.
