@@ -247,14 +247,29 @@ TEST(Importer, UnsupportedOpsAttributesAndOpsets) {
   EXPECT_EQ(ImportError(old),
             "m.onnx: node 'gemm5' (Gemm): the opset 5 definition of Gemm (version 1) is not supported (versions >= "
             "6 are); re-export with opset >= 11");
-  // Found by fuzz_onnx: ONNX 1.12's Gemm-6 shape inference crashed (SIGSEGV) on a rank-0 input, and an input
-  // without a shape was imported as a scalar.
+  // Found by fuzz_onnx: ONNX 1.12's Gemm-6 shape inference crashed (SIGSEGV) on a rank-0 input (GuardOnnxSchemas),
+  // and an input without a shape was imported as a scalar.
   onnx::ModelProto gemm6 = NewModel(6);
   Input(gemm6, "x", {});
   Init(gemm6, "w", {4, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
-  Node(gemm6, "Gemm", {"x", "w"}, {"y"}, "gemm6");
+  Init(gemm6, "c", {3}, {1, 2, 3});
+  Node(gemm6, "Gemm", {"x", "w", "c"}, {"y"}, "gemm6");
   Output(gemm6, "y", {1, 3});
-  EXPECT_EQ(ImportError(gemm6), "m.onnx: node 'gemm6' (Gemm): input 0 'x' has rank 0; Gemm needs rank 2");
+  const std::string gemm6_rank0 =
+      "m.onnx: ONNX shape inference: [ShapeInferenceError] Shape inference error(s): (op_type:Gemm, node name: "
+      "gemm6): [ShapeInferenceError] input A has rank 0; Gemm needs rank 2";
+  EXPECT_EQ(ImportError(gemm6), gemm6_rank0);
+  // The same through a rank-0 intermediate (a reduction without keepdims), whose rank only ONNX's inference knows.
+  onnx::ModelProto reduced = NewModel(6);
+  Input(reduced, "x", {2, 3});
+  Init(reduced, "w", {4, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  Init(reduced, "c", {3}, {1, 2, 3});
+  auto* sum = Node(reduced, "ReduceSum", {"x"}, {"s"}, "sum");
+  IntsAttr(sum, "axes", {0, 1});
+  IntAttr(sum, "keepdims", 0);
+  Node(reduced, "Gemm", {"s", "w", "c"}, {"y"}, "gemm6");
+  Output(reduced, "y", {1, 3});
+  EXPECT_EQ(ImportError(reduced), gemm6_rank0);
   onnx::ModelProto shapeless = SmallCnn();
   shapeless.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->clear_shape();
   EXPECT_NE(ImportError(shapeless).find("has no declared shape"), std::string::npos) << ImportError(shapeless);
