@@ -72,7 +72,7 @@ def figures(tool, args):
     peak = cfg["gemm"]["batch"] * cfg["gemm"]["block_in"] * cfg["gemm"]["block_out"]
     mhz = cfg["clock_mhz"]
     acc = [l for l in s["layers"] if l["where"] == "accelerator"]
-    conv = [l for l in acc if l["op"] == "qconv"]
+    conv = [l for l in acc if l["op"].startswith("qconv")]  # qconv+max_pool: a pool fused into the epilogue
     util = lambda ls: sum(l["useful_macs"] for l in ls) / (peak * sum(l["cycles"] for l in ls))
     print(f"### {args.model} on `{os.path.basename(args.config)}`\n")
     print(f"- total: {s['cycles']:,} cycles ({s['cycles'] / mhz / 1000:.2f} ms at {mhz:g} MHz), "

@@ -39,6 +39,7 @@ class Compiler {
       switch (p.kind) {
         case PlaceKind::kCpu: TSR_RETURN_IF_ERROR(CpuStep(p)); break;
         case PlaceKind::kAlias: TSR_RETURN_IF_ERROR(Alias(p)); break;
+        case PlaceKind::kFused: break;  // its producer's step computes it
         case PlaceKind::kAccel: TSR_RETURN_IF_ERROR(AccelStep(p).WithContext(p.node->Describe())); break;
       }
     }
@@ -150,7 +151,9 @@ class Compiler {
         } else {
           TSR_ASSIGN_OR_RETURN(in_buf, DeviceInput(x));
         }
-        TSR_ASSIGN_OR_RETURN(std::string out_buf, DeviceValue(n->output()));
+        // A fused max pool's result is the layer's (conv_pool.h).
+        const ir::Node* last = p.fused_pool ? p.fused_pool : n;
+        TSR_ASSIGN_OR_RETURN(std::string out_buf, DeviceValue(last->output()));
         TSR_ASSIGN_OR_RETURN(ConvBlocking blocks, BlockConv(cfg_, p.geo));
         // Weights and channel parameters stay in the graph; the buffers record how they are packed.
         const WeightPacking wp = WeightPackingOf(p.geo, blocks);
@@ -169,8 +172,9 @@ class Compiler {
           c.in = ActView{sx, 0, 0, 1, blocks.icb};
           c.out = ActView{sy, 0, 0, 1, blocks.ocb};
         } else {
+          const int64_t f = p.fused_pool ? 2 : 1;
           c.in = NchwView(sx, blocks.icb, p.geo.ih, p.geo.iw);
-          c.out = NchwView(sy, blocks.ocb, p.geo.oh, p.geo.ow);
+          c.out = NchwView(sy, blocks.ocb, p.geo.oh / f, p.geo.ow / f);
         }
         c.shift = static_cast<int>(n->attrs().Int("shift"));
         c.act_min = n->attrs().Int("act_min", -128);
@@ -231,13 +235,15 @@ class Compiler {
     s->set_kind(tsr::Step::ACCEL);
     s->set_node(n->Label());
     s->set_value(n->output()->name());  // identifies the node on load
-    s->set_op(n->op());
+    s->set_op(p.fused_pool ? n->op() + "+" + p.fused_pool->op() : n->op());
     s->set_reason(p.reason);
+    if (p.fused_pool) s->add_fused(p.fused_pool->output()->name());
     s->set_recording(bytes.data(), bytes.size());
     for (const std::string& b : slot_buffers) s->add_slot_buffers(b);
     s->set_predicted_cycles(predicted.cycles);
     s->set_useful_macs(p.useful_macs);
     for (const ir::Value* v : n->outputs()) produced_on_device_.insert(v->name());
+    if (p.fused_pool) produced_on_device_.insert(p.fused_pool->output()->name());
     return OkStatus();
   }
 
@@ -250,7 +256,7 @@ class Compiler {
     const auto pads = n->attrs().Ints("pads", {0, 0, 0, 0});
     const auto& ys = n->output()->type().shape;
     const std::string dv = x->name() + "@im2col:" + n->output()->name();
-    ActShape s{p.geo.n, p.geo.ic, p.geo.ih, 1};
+    ActShape s{p.geo.n, p.geo.ic, p.geo.ih * p.geo.iw, 1};
     const std::string buf = NewBuffer("act:" + dv, ActBytes(cfg_, s));
     AddDeviceValue(dv, buf, s);
     tsr::Step* st = m_->add_steps();

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/backend/conv_pool.h"
 #include "isa/config.h"
 #include "runtime/kernel.h"
 
@@ -113,33 +114,66 @@ class ConvEmitter {
     });
   }
 
-  // ALU kernel over the tile's accumulator rows; with `src_row` >= 0 each
-  // output block reads parameter row src_row + block (one operand read per block).
-  StatusOr<Kernel> AluKernel(const Tile& x, const char* what, int64_t src_row) {
-    const int64_t pixels = x.th * x.tw;
-    const std::string key = fmt::format("alu {} {} {} {} {}", what, x.tob, pixels, x.aslot, src_row);
+  // ALU kernel over `pixels` accumulator rows per output block from `base`;
+  // with `src_row` >= 0 each output block reads parameter row src_row + block
+  // (one operand read per block).
+  StatusOr<Kernel> AluKernel(const Tile& x, const char* what, int64_t src_row, int64_t base, int64_t pixels) {
+    const std::string key = fmt::format("alu {} {} {} {} {}", what, x.tob, pixels, base, src_row);
     return kernels_.GetOrBuild(key, [&]() -> StatusOr<Kernel> {
       KernelBuilder kb(cfg_, KernelKind::kAlu, c_.name + " " + what);
       kb.Outer(x.tob, pixels, src_row >= 0 ? 1 : 0).Inner(pixels, 1, 0);
-      kb.Uop(acc_base_[x.aslot], std::max<int64_t>(src_row, 0));
+      kb.Uop(base, std::max<int64_t>(src_row, 0));
       return kb.Build();
     });
+  }
+
+  // A fused max pool's tile: the conv rows, then the pooled outputs.
+  PoolTile PoolTileOf(const Tile& x) const {
+    PoolTile p;
+    p.tob = x.tob, p.th = x.th, p.tw = x.tw;
+    p.conv = acc_base_[x.aslot];
+    p.out = p.conv + x.tob * x.th * x.tw;
+    if (x.oh0 > 0) p.carry = acc_base_[1 - x.aslot], p.carry_th = t_.th;
+    return p;
+  }
+
+  Status EmitPool(const Tile& x) {
+    const PoolTile pt = PoolTileOf(x);
+    for (const PoolPass& p : PoolPasses(pt)) {
+      std::string key = fmt::format("{} {} {} {} {} {}", p.what, p.outer.extent, p.inner.extent, p.outer.src,
+                                    p.inner.src, p.uops.size());
+      for (const auto& u : p.uops) key += fmt::format(" {},{}", u.first, u.second);
+      TSR_ASSIGN_OR_RETURN(Kernel k, kernels_.GetOrBuild(key, [&]() -> StatusOr<Kernel> {
+        KernelBuilder kb(cfg_, KernelKind::kAlu, c_.name + " " + p.what);
+        kb.Outer(p.outer.extent, p.outer.dst, p.outer.src).Inner(p.inner.extent, p.inner.dst, p.inner.src);
+        for (const auto& u : p.uops) kb.Uop(u.first, u.second);
+        return kb.Build();
+      }));
+      TSR_RETURN_IF_ERROR(s_.AluVec(k, p.op).WithContext(c_.name));
+    }
+    return OkStatus();
   }
 
   Status ComputeStage(const Tile& x, int64_t tile, int64_t otile, int64_t total_tiles) {
     TSR_RETURN_IF_ERROR(s_.Pop(Module::kLoad, Module::kCompute));
     if (x.first) {
       if (otile >= 2) TSR_RETURN_IF_ERROR(s_.Pop(Module::kStore, Module::kCompute));
-      TSR_ASSIGN_OR_RETURN(Kernel bias, AluKernel(x, "bias", 0));
+      TSR_ASSIGN_OR_RETURN(Kernel bias, AluKernel(x, "bias", 0, acc_base_[x.aslot], x.th * x.tw));
       TSR_RETURN_IF_ERROR(s_.AluVec(bias, AluOp::kMov));
     }
     TSR_ASSIGN_OR_RETURN(Kernel gemm, GemmKernel(x));
     TSR_RETURN_IF_ERROR(s_.Gemm(gemm).WithContext(c_.name));
     if (tile + 2 < total_tiles) TSR_RETURN_IF_ERROR(s_.Push(Module::kCompute, Module::kLoad));
     if (x.last) {
-      TSR_ASSIGN_OR_RETURN(Kernel scale, AluKernel(x, "scale", x.tob));
+      // Requantize the tile, or only its pooled outputs (monotonic: exact).
+      int64_t base = acc_base_[x.aslot], pixels = x.th * x.tw;
+      if (t_.max_pool) {
+        TSR_RETURN_IF_ERROR(EmitPool(x));
+        base = PoolTileOf(x).out, pixels /= 4;
+      }
+      TSR_ASSIGN_OR_RETURN(Kernel scale, AluKernel(x, "scale", x.tob, base, pixels));
       TSR_RETURN_IF_ERROR(s_.AluVec(scale, AluOp::kMulShr, c_.shift));
-      TSR_ASSIGN_OR_RETURN(Kernel clamp, AluKernel(x, "clamp", -1));
+      TSR_ASSIGN_OR_RETURN(Kernel clamp, AluKernel(x, "clamp", -1, base, pixels));
       if (c_.out_zero_point != 0) TSR_RETURN_IF_ERROR(s_.Alu(clamp, AluOp::kAdd, c_.out_zero_point));
       if (c_.act_min == -c_.act_max - 1) {
         TSR_RETURN_IF_ERROR(s_.Alu(clamp, AluOp::kClip, c_.act_max));
@@ -154,14 +188,17 @@ class ConvEmitter {
 
   Status StoreStage(const Tile& x, int64_t otile, int64_t total_out) {
     TSR_RETURN_IF_ERROR(s_.Pop(Module::kCompute, Module::kStore));
+    // The tile, or its pooled outputs (out is then the pool's result).
+    const int64_t f = t_.max_pool ? 2 : 1;
+    const int64_t base = t_.max_pool ? PoolTileOf(x).out : acc_base_[x.aslot];
     Dma2D d;
-    d.y_size = x.th;
-    d.x_size = x.tw;
+    d.y_size = x.th / f;
+    d.x_size = x.tw / f;
     d.x_stride = c_.out.stride_h;
     for (int64_t o = 0; o < x.tob; ++o) {
       const int64_t elem =
-          c_.out.base + x.n * c_.out.stride_n + (x.ob0 + o) * c_.out.stride_c + x.oh0 * c_.out.stride_h + x.ow0;
-      TSR_RETURN_IF_ERROR(s_.Store(acc_base_[x.aslot] + o * x.th * x.tw, c_.out.slot, elem, d).WithContext(c_.name));
+          c_.out.base + x.n * c_.out.stride_n + (x.ob0 + o) * c_.out.stride_c + x.oh0 / f * c_.out.stride_h + x.ow0 / f;
+      TSR_RETURN_IF_ERROR(s_.Store(base + o * d.y_size * d.x_size, c_.out.slot, elem, d).WithContext(c_.name));
     }
     if (otile + 2 < total_out) TSR_RETURN_IF_ERROR(s_.Push(Module::kStore, Module::kCompute));
     return OkStatus();

@@ -42,7 +42,7 @@ struct ConvCodegen {
   ConvGeometry geo;
   ConvBlocking blocks;
   ConvTiling tiling;
-  ActView in, out;
+  ActView in, out;       // with tiling.max_pool, out is the pooled result
   Slot weights, params;  // packed as in layout.h
   int shift = 0;
   int64_t act_min = -128, act_max = 127;

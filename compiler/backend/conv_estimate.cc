@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "compiler/backend/conv_plan.h"
+#include "compiler/backend/conv_pool.h"
 #include "isa/config.h"
 #include "sim/timing.h"
 
@@ -139,14 +140,24 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
             gemm_total += gemm;
             x += timing::GemmCycles(cfg, gemm);
             gemm_end[static_cast<size_t>(idx)] = x;
-            if (last) {  // scale, then clamp
-              x += (first_use(seen_alu, 16 + alu_key) ? alu_uop : 0) + alu(tob, pixels, true);
-              x += (first_use(seen_alu, 32 + alu_key) ? alu_uop : 0) + e.clamp_passes * alu(tob, pixels, false);
+            if (last) {  // [pool,] scale, then clamp
+              int64_t outs = pixels;
+              if (t.max_pool) {
+                PoolTile pt;
+                pt.tob = tob, pt.th = th, pt.tw = tw, pt.out = tob * pixels;
+                if (ht > 0) pt.carry = 0, pt.carry_th = t.th;
+                x += PoolPassCycles(cfg, pt);
+                outs /= 4;
+              }
+              x += (first_use(seen_alu, 16 + alu_key) ? alu_uop : 0) + alu(tob, outs, true);
+              x += (first_use(seen_alu, 32 + alu_key) ? alu_uop : 0) + e.clamp_passes * alu(tob, outs, false);
             }
             c_prev = out_ready = x;
           }
           s_end_prev = s_end;
-          s_end = std::max(s_end, out_ready) + tob * store1[ht * ws.size() + wt];
+          s_end = std::max(s_end, out_ready) + tob * (t.max_pool
+                                                          ? dma.Store(th / 2, tw / 2 * E_out, g.ow / 2 * E_out, tw / 2)
+                                                          : store1[ht * ws.size() + wt]);
         }
       }
     }

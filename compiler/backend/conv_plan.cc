@@ -84,6 +84,11 @@ Status CheckConvTiling(const HwConfig& cfg, const ConvGeometry& g, const ConvBlo
   t->inp_entries = t->in_blocks * t->in_h * t->in_w;
   t->wgt_entries = t->tob * t->tib * kk;
   t->acc_entries = t->tob * t->th * t->tw;
+  if (t->max_pool) {
+    if (t->tw != g.ow || t->th % 2 || g.oh % 2 || g.ow % 2)
+      return InvalidArgumentError("convolution ({}): a fused max pool needs tiles of whole, even rows", g.ToString());
+    t->acc_entries += t->tob * (t->th / 2) * (g.ow / 2);  // the pooled outputs
+  }
   t->oc_tiles = CeilDiv(b.ocb, t->tob);
   t->ic_tiles = CeilDiv(b.ibpo, t->tib);
   t->h_tiles = CeilDiv(g.oh, t->th);
@@ -101,7 +106,7 @@ Status CheckConvTiling(const HwConfig& cfg, const ConvGeometry& g, const ConvBlo
   if (t->acc_entries > sp.acc_half) return too_big("accumulator scratchpad (half)", t->acc_entries, sp.acc_half);
   // Distinct GEMM uop images: per (input half, accumulator half[, weight offset]).
   const int64_t weight_variants = t->weights_resident ? t->oc_tiles * t->ic_tiles : 1;
-  t->uops = 4 * weight_variants * t->wgt_entries + 16;  // + the ALU kernels' uops
+  t->uops = 4 * weight_variants * t->wgt_entries + 16 + (t->max_pool ? 32 * t->tob : 0);  // + the ALU kernels' uops
   if (t->uops > sp.uop_total) return too_big("uop scratchpad", t->uops, sp.uop_total);
   // Loop factors and extents must fit their instruction fields.
   const int acc_bits = cfg.acc_idx_bits, src_bits = std::max(cfg.inp_idx_bits, cfg.acc_idx_bits);
@@ -126,7 +131,7 @@ StatusOr<ConvTiling> PlanConv(const HwConfig& cfg, const ConvGeometry& g, const 
   Status last = ResourceExhaustedError("convolution ({}): no tiling fits the scratchpads", g.ToString());
   const std::vector<int64_t> tobs = Candidates(b.ocb, 64),
                              tibs = b.depthwise ? std::vector<int64_t>{1} : Candidates(b.ibpo, 64);
-  const std::vector<int64_t> tws = Candidates(g.ow, 16384);
+  const std::vector<int64_t> tws = e.max_pool ? std::vector<int64_t>{g.ow} : Candidates(g.ow, 16384);
   for (int64_t tob : tobs)
     for (int64_t tib : tibs)
       for (int64_t tw : tws) {
@@ -136,13 +141,17 @@ StatusOr<ConvTiling> PlanConv(const HwConfig& cfg, const ConvGeometry& g, const 
         const int64_t in_blocks = b.depthwise ? tob : tib;
         const int64_t in_w = (tw - 1) * g.sw + g.kw;
         if (in_blocks * g.kh * in_w > sp.inp_half || tob * tw > sp.acc_half) continue;
+        // A fused pool keeps tw/4 pooled outputs per row besides the tile and
+        // needs pairs of rows.
+        const int64_t acc_row = e.max_pool ? tw + tw / 4 : tw, row_step = e.max_pool ? 2 : 1;
         int64_t th_max =
-            std::min({g.oh, sp.acc_half / (tob * tw), ((sp.inp_half / (in_blocks * in_w)) - g.kh) / g.sh + 1});
+            std::min({g.oh, sp.acc_half / (tob * acc_row), ((sp.inp_half / (in_blocks * in_w)) - g.kh) / g.sh + 1});
+        th_max -= th_max % row_step;
         if (th_max < 1) continue;
         const int64_t h_tiles = CeilDiv(g.oh, th_max);
-        for (int64_t th : {th_max, CeilDiv(g.oh, h_tiles)}) {
+        for (int64_t th : {th_max, row_step * CeilDiv(CeilDiv(g.oh, row_step), h_tiles)}) {
           ConvTiling t;
-          t.tob = tob, t.tib = tib, t.th = th, t.tw = tw;
+          t.tob = tob, t.tib = tib, t.th = th, t.tw = tw, t.max_pool = e.max_pool;
           Status s = CheckConvTiling(cfg, g, b, &t);
           if (!s.ok()) {
             last = s;

@@ -33,6 +33,8 @@ struct ConvEpilogue {
   // CLIP for a symmetric range, MAX then MIN otherwise (ReLU); one more (ADD)
   // for a result zero point.
   int clamp_passes = 1;
+  // A 3x3 stride-2 max pool (padding 1) fused after the GEMM (conv_pool.h).
+  bool max_pool = false;
   static ConvEpilogue ForRange(int64_t act_min, int64_t act_max, int64_t zero_point = 0) {
     return ConvEpilogue{(act_min == -act_max - 1 ? 1 : 2) + (zero_point != 0 ? 1 : 0)};
   }
@@ -53,6 +55,9 @@ StatusOr<ConvBlocking> BlockConv(const HwConfig& cfg, const ConvGeometry& g);
 struct ConvTiling {
   int64_t tob = 1, tib = 1, th = 1, tw = 1;
   bool weights_resident = false;  // every weight tile fits the weight scratchpad: loaded once
+  // A fused 3x3/2 max pool (ConvEpilogue::max_pool): tiles span whole rows,
+  // an even number of them, and keep their pooled outputs after the tile.
+  bool max_pool = false;
   // Derived per-tile sizes.
   int64_t in_h = 0, in_w = 0;  // input rows/cols of a tile (with the kernel halo)
   int64_t in_blocks = 0;       // input-channel blocks in an input tile

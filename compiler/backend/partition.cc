@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "compiler/backend/fuse_conv_pool.h"
 #include "isa/base/math.h"
 #include "isa/config.h"
 
@@ -112,8 +113,11 @@ Placement PlaceConv(const ir::Node* n, const HwConfig& cfg, const std::set<const
     m.n = g.n;
     m.ic = g.ic * g.kh * g.kw;
     m.oc = g.oc;
-    m.ih = m.oh = g.oh * g.ow;
-    m.iw = m.ow = 1;
+    // A 1x1 convolution over the [oh, ow] plane of patches (the packed bytes of
+    // [N, K, oh*ow, 1]): its tiles' DMAs move rows of pixels, not one
+    // 16-byte element per burst.
+    m.ih = m.oh = g.oh;
+    m.iw = m.ow = g.ow;
     auto t = PlanConv(cfg, m, epi);
     if (t.ok()) {
       p.kind = PlaceKind::kAccel;
@@ -271,6 +275,7 @@ StatusOr<std::vector<Placement>> Partition(const ir::Graph& g, const HwConfig& c
     for (const ir::Value* v : n->outputs()) (p.kind == PlaceKind::kCpu ? host : device).insert(v);
     out.push_back(std::move(p));
   }
+  if (opts.fuse_pools) FuseConvMaxPool(g, cfg, &out);
   return out;
 }
 

@@ -14,7 +14,8 @@
 
 namespace tessera::backend {
 
-enum class PlaceKind { kAccel, kAlias, kCpu };
+// kFused: computed inside another accelerator layer (fuse_conv_pool.h).
+enum class PlaceKind { kAccel, kAlias, kCpu, kFused };
 enum class AccelOp { kNone, kConv, kDense, kPool, kAdd };
 
 struct Placement {
@@ -25,7 +26,8 @@ struct Placement {
   // kConv / kDense
   ConvGeometry geo;
   ConvTiling tiling;
-  bool im2col = false;  // first-layer conv lowered to a matmul over host-built patches
+  bool im2col = false;                   // first-layer conv lowered to a matmul over host-built patches
+  const ir::Node* fused_pool = nullptr;  // a max pool computed in the epilogue (its result is the layer's)
   // kPool
   PoolCodegen pool;
   int64_t useful_macs = 0;
@@ -40,6 +42,8 @@ struct PartitionOptions {
   // scratchpads or instruction fields is an error naming it, unless this is
   // set: then it runs on the CPU (its reason says why).
   bool cpu_fallback = false;
+  // Fuse max pools into their convolutions' epilogues (fuse_conv_pool.h).
+  bool fuse_pools = true;
 };
 
 // One placement per node, in graph order. Host-produced values are the graph

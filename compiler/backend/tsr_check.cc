@@ -213,6 +213,16 @@ class Checker {
         for (const ir::Value* in : n->inputs())
           if (!in->is_constant() && !OnDevice(in->name()) && !uploaded_.count(in->name()))
             return DataLossError("operand '{}' is not on the device yet", in->name());
+        for (const std::string& f : st.fused()) {  // each fused node reads its predecessor's result
+          TSR_ASSIGN_OR_RETURN(const ir::Value* fv, GraphValue(f));
+          const ir::Node* m = fv->producer();
+          if (m == nullptr) return DataLossError("fused '{}' is not computed by a node", fv->name());
+          TSR_RETURN_IF_ERROR(Compute(m));
+          for (const ir::Value* in : m->inputs())
+            if (!in->is_constant() && in->producer() != n && !OnDevice(in->name()))
+              return DataLossError("operand '{}' of fused '{}' is not on the device yet", in->name(), m->Label());
+          n = m;
+        }
         for (const ir::Value* out : n->outputs()) {
           if (!dev_values_.count(out->name())) return DataLossError("result '{}' has no device value", out->name());
           Write(out->name());
