@@ -720,48 +720,55 @@ module tsr_accel (
   // A module only starts what tsr_decode dispatches to it: the load module
   // LOADs of inp/wgt, the store module STOREs, the compute module the other
   // LOADs, GEMM, ALU and FINISH. So the products below are built once each
-  // where they can occur (not per module; synthesis cannot see the dispatch).
+  // where they can occur (not per module; synthesis cannot see the dispatch),
+  // and every counter is written at a constant index (an index taken from an
+  // instruction field would build a multiplexer over all the counters).
+  logic [127:0] wl, wc, ws;
+  assign wl = cq_head[ML][127:0];
+  assign wc = cq_head[MC][127:0];
+  assign ws = cq_head[MS][127:0];
   always_comb begin
-    logic [63:0] it, ys, xs, area, rows, cols, bytes;
-    logic [127:0] w;
+    logic [63:0] it, rows, cols, area_l, area_c;
     for (int i = 0; i < NCTR; i++) inc[i] = '0;
     inc[TSR_CTR_CYCLES] = 64'(running && !finish_now);
     inc[TSR_CTR_INSN_FETCH_BYTES] = f_take ? 64'd16 : 64'd0;
     inc[TSR_CTR_PORT_BURSTS] = 64'(|mp_grant);
     inc[TSR_CTR_DRAM_BUSY_CYCLES] = |mp_grant ? beats_granted : 64'd0;
-    for (int m = 0; m < 3; m++) begin
-      w = cq_head[m][127:0];
-      ys = 64'(w[TSR_MEM_Y_SIZE_LSB+:TSR_MEM_Y_SIZE_W]);
-      xs = 64'(w[TSR_MEM_X_SIZE_LSB+:TSR_MEM_X_SIZE_W]);
-      {it, area, rows, cols, bytes} = '0;
-      if (started[m]) begin
-        inc[TSR_CTR_INSNS_BY_OPCODE+32'(op_of(w))] = inc[TSR_CTR_INSNS_BY_OPCODE+32'(op_of(w))] + 64'd1;
-        if (m == MS) begin  // STORE
-          rows = 64'(w[TSR_MEM_Y_PAD0_LSB+:3]) + ys + 64'(w[TSR_MEM_Y_PAD1_LSB+:3]);
-          cols = 64'(w[TSR_MEM_X_PAD0_LSB+:3]) + xs + 64'(w[TSR_MEM_X_PAD1_LSB+:3]);
-          inc[TSR_CTR_DRAM_WRITE_BYTES] = rows * cols * 64'(TSR_ELEM_BYTES_OUT);
-        end else if (32'(op_of(w)) == TSR_OP_LOAD) begin
-          area = ys * xs;
-          case (32'(mem_of(w)))
-            TSR_MEMTYPE_UOP: bytes = area * 64'(TSR_ELEM_BYTES_UOP);
-            TSR_MEMTYPE_WGT: bytes = area * 64'(TSR_ELEM_BYTES_WGT);
-            TSR_MEMTYPE_INP: bytes = area * 64'(TSR_ELEM_BYTES_INP);
-            TSR_MEMTYPE_ACC: bytes = area * 64'(TSR_ELEM_BYTES_ACC);
-            default: bytes = area * 64'(TSR_ELEM_BYTES_ACC8);
-          endcase
-          inc[TSR_CTR_LOAD_BYTES_BY_MEM+32'(mem_of(w))] = bytes;
-          if (32'(mem_of(w)) == TSR_MEMTYPE_UOP) inc[TSR_CTR_UOP_LOADS] = area;
-        end else if (m == MC) begin  // GEMM, ALU (FINISH counts only as an instruction)
-          it = 64'(w[TSR_GEMM_ITER_OUT_LSB+:TSR_GEMM_ITER_OUT_W]) * 64'(w[TSR_GEMM_ITER_IN_LSB+:TSR_GEMM_ITER_IN_W]) *
-               (64'(w[TSR_GEMM_UOP_END_LSB+:TSR_GEMM_UOP_END_W]) - 64'(w[TSR_GEMM_UOP_BGN_LSB+:TSR_GEMM_UOP_BGN_W]));
-          if (32'(op_of(w)) == TSR_OP_GEMM) begin
-            inc[TSR_CTR_GEMM_ITERATIONS] = it;
-            if (!w[TSR_GEMM_RESET_LSB]) inc[TSR_CTR_MACS] = it * 64'(TSR_MACS_PER_CYCLE);
-          end
-          if (32'(op_of(w)) == TSR_OP_ALU) inc[TSR_CTR_ALU_ITERATIONS] = it;
-        end
+    for (int k = 0; k < TSR_CTR_INSNS_BY_OPCODE_N; k++)
+      inc[TSR_CTR_INSNS_BY_OPCODE+k] = 64'(started[ML] && 32'(op_of(wl)) == k) +
+                                       64'(started[MC] && 32'(op_of(wc)) == k) +
+                                       64'(started[MS] && 32'(op_of(ws)) == k);
+    // Store module: STORE.
+    rows = 64'(ws[TSR_MEM_Y_PAD0_LSB+:3]) + 64'(ws[TSR_MEM_Y_SIZE_LSB+:TSR_MEM_Y_SIZE_W]) +
+           64'(ws[TSR_MEM_Y_PAD1_LSB+:3]);
+    cols = 64'(ws[TSR_MEM_X_PAD0_LSB+:3]) + 64'(ws[TSR_MEM_X_SIZE_LSB+:TSR_MEM_X_SIZE_W]) +
+           64'(ws[TSR_MEM_X_PAD1_LSB+:3]);
+    if (started[MS]) inc[TSR_CTR_DRAM_WRITE_BYTES] = rows * cols * 64'(TSR_ELEM_BYTES_OUT);
+    // Load module: LOAD inp/wgt.
+    area_l = 64'(wl[TSR_MEM_Y_SIZE_LSB+:TSR_MEM_Y_SIZE_W]) * 64'(wl[TSR_MEM_X_SIZE_LSB+:TSR_MEM_X_SIZE_W]);
+    if (started[ML] && 32'(mem_of(wl)) == TSR_MEMTYPE_WGT)
+      inc[TSR_CTR_LOAD_BYTES_BY_MEM+TSR_MEMTYPE_WGT] = area_l * 64'(TSR_ELEM_BYTES_WGT);
+    if (started[ML] && 32'(mem_of(wl)) == TSR_MEMTYPE_INP)
+      inc[TSR_CTR_LOAD_BYTES_BY_MEM+TSR_MEMTYPE_INP] = area_l * 64'(TSR_ELEM_BYTES_INP);
+    // Compute module: LOAD uop/acc/acc8, GEMM, ALU (FINISH counts only as an instruction).
+    area_c = 64'(wc[TSR_MEM_Y_SIZE_LSB+:TSR_MEM_Y_SIZE_W]) * 64'(wc[TSR_MEM_X_SIZE_LSB+:TSR_MEM_X_SIZE_W]);
+    if (started[MC] && 32'(op_of(wc)) == TSR_OP_LOAD) begin
+      if (32'(mem_of(wc)) == TSR_MEMTYPE_UOP) begin
+        inc[TSR_CTR_LOAD_BYTES_BY_MEM+TSR_MEMTYPE_UOP] = area_c * 64'(TSR_ELEM_BYTES_UOP);
+        inc[TSR_CTR_UOP_LOADS] = area_c;
       end
+      if (32'(mem_of(wc)) == TSR_MEMTYPE_ACC)
+        inc[TSR_CTR_LOAD_BYTES_BY_MEM+TSR_MEMTYPE_ACC] = area_c * 64'(TSR_ELEM_BYTES_ACC);
+      if (32'(mem_of(wc)) == TSR_MEMTYPE_ACC8)
+        inc[TSR_CTR_LOAD_BYTES_BY_MEM+TSR_MEMTYPE_ACC8] = area_c * 64'(TSR_ELEM_BYTES_ACC8);
     end
+    it = 64'(wc[TSR_GEMM_ITER_OUT_LSB+:TSR_GEMM_ITER_OUT_W]) * 64'(wc[TSR_GEMM_ITER_IN_LSB+:TSR_GEMM_ITER_IN_W]) *
+         (64'(wc[TSR_GEMM_UOP_END_LSB+:TSR_GEMM_UOP_END_W]) - 64'(wc[TSR_GEMM_UOP_BGN_LSB+:TSR_GEMM_UOP_BGN_W]));
+    if (started[MC] && 32'(op_of(wc)) == TSR_OP_GEMM) begin
+      inc[TSR_CTR_GEMM_ITERATIONS] = it;
+      if (!wc[TSR_GEMM_RESET_LSB]) inc[TSR_CTR_MACS] = it * 64'(TSR_MACS_PER_CYCLE);
+    end
+    if (started[MC] && 32'(op_of(wc)) == TSR_OP_ALU) inc[TSR_CTR_ALU_ITERATIONS] = it;
     // Cycle categories, unit-major (fetch, load, compute, store).
     if (running && !finish_now) begin
       inc[TSR_CTR_STALLS+TSR_UNIT_FETCH*TSR_NUM_STALLS+TSR_STALL_BUSY] = 64'(f_st_busy);

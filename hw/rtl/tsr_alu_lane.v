@@ -4,6 +4,10 @@
 // shift (0..63, validated at decode); op is the ISA's ALU opcode (TSR_ALU_*).
 // MIN/MAX/CLIP/MOV cannot overflow; ADD/MUL/SHR-left wrap to W bits;
 // SHR right rounds half up; MULSHR rounds the 2W-bit product and saturates.
+// Area: SHR (both directions) and MULSHR share one arithmetic right shifter
+// of a (2W+1)-bit word and one rounding adder (docs/fpga.md):
+//   x = {v, 0} >>> s;  round(v >>> s) = x[2W:1] + x[0]  (x[0] = bit s-1 of v)
+//   dst << l (l < W) = low W bits of {dst, W'0} >>> (W - l)  (x[0] = 0 there).
 module tsr_alu_lane #(
     parameter int W = 32,
     parameter int OP_W = 4,
@@ -22,61 +26,63 @@ module tsr_alu_lane #(
     output logic [W-1:0]   result
 );
   localparam int PW = 2 * W;  // exact product width
+  localparam int SW = PW + 1;  // shifter width: the value and a round bit below it
 
   logic signed [W-1:0] sd, sb, nb;
   assign sd = dst;
   assign sb = b;
   assign nb = ~b;  // -b - 1, always representable
 
+  // MIN and MAX share one comparison (equal operands give the same value).
+  logic lt;
+  assign lt = sd < sb;
+
   // CLIP: min(max(dst, -b - 1), b), in that order (b < 0 gives b).
   logic signed [W-1:0] clip_lo;
   assign clip_lo = (sd > nb) ? sd : nb;
 
-  // SHR right by s = min(b, 63): floor(dst / 2^s + 1/2).
-  logic [5:0] rs;
-  logic signed [W-1:0] shr_q;
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic signed [W-1:0] shr_rbv;  // only bit 0 (the round bit) is used
-  /* verilator lint_on UNUSEDSIGNAL */
-  logic shr_rb;
-  logic signed [W-1:0] shr_right;
-  assign rs = (sb > $signed(W'(63))) ? 6'd63 : sb[5:0];
-  assign shr_q = sd >>> rs;
-  assign shr_rbv = sd >>> (rs - 6'd1);
-  assign shr_rb = (rs != 6'd0) && shr_rbv[0];
-  assign shr_right = shr_q + {{(W - 1) {1'b0}}, shr_rb};
-
-  // SHR left by l = -b, wrapped to W bits (0 once l >= W).
-  logic [W-1:0] l;
-  logic [W-1:0] shr_left;
-  assign l = -b;
-  assign shr_left = (l >= W'(W)) ? '0 : (dst << l[5:0]);
-
-  // MUL wraps; MULSHR rounds the exact product right and saturates.
   logic signed [PW-1:0] prod;
-  logic signed [PW-1:0] ms_q;
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic signed [PW-1:0] ms_rbv;  // only bit 0 (the round bit) is used
-  /* verilator lint_on UNUSEDSIGNAL */
-  logic ms_rb;
-  logic signed [PW-1:0] ms_r;
-  logic signed [PW-1:0] hi, lo;
   assign prod = PW'(sd) * PW'(sb);
-  assign ms_q = prod >>> shamt;
-  assign ms_rbv = prod >>> (shamt - 6'd1);
-  assign ms_rb = (shamt != 6'd0) && ms_rbv[0];
-  assign ms_r = ms_q + {{(PW - 1) {1'b0}}, ms_rb};
-  assign hi = {{(W + 1) {1'b0}}, {(W - 1) {1'b1}}};
-  assign lo = ~hi;
+
+  // The shared shifter: MULSHR rounds prod right by shamt; SHR with b >= 0
+  // rounds dst right by min(b, 63); SHR with b < 0 shifts dst left by
+  // l = -b (wrapping; 0 once l >= W), i.e. right by W - l from the top half.
+  logic [W-1:0] l;
+  logic left, left_out;
+  assign l = -b;
+  assign left = op != OP_MULSHR && sb[W-1];
+  assign left_out = l >= W'(W);
+  logic signed [SW-1:0] sh_in, sh_x;
+  logic [5:0] sh_amt;
+  always_comb begin
+    if (op == OP_MULSHR) begin
+      sh_in = {prod, 1'b0};
+      sh_amt = shamt;
+    end else if (left) begin
+      sh_in = {dst, {(W + 1) {1'b0}}};
+      sh_amt = 6'(W) + b[5:0];  // W - l for l < W
+    end else begin
+      sh_in = {PW'(sd), 1'b0};
+      sh_amt = (sb > $signed(W'(63))) ? 6'd63 : b[5:0];
+    end
+  end
+  assign sh_x = sh_in >>> sh_amt;
+  logic signed [PW-1:0] rnd;
+  assign rnd = sh_x[SW-1:1] + {{(PW - 1) {1'b0}}, sh_x[0]};
+
+  // MULSHR saturates the rounded product to W bits.
+  logic sat_hi, sat_lo;
+  assign sat_hi = !rnd[PW-1] && (|rnd[PW-2:W-1]);
+  assign sat_lo = rnd[PW-1] && !(&rnd[PW-2:W-1]);
 
   always_comb begin
     unique case (op)
-      OP_MIN: result = (sd < sb) ? dst : b;
-      OP_MAX: result = (sd > sb) ? dst : b;
+      OP_MIN: result = lt ? dst : b;
+      OP_MAX: result = lt ? b : dst;
       OP_ADD: result = dst + b;
-      OP_SHR: result = sb[W-1] ? shr_left : shr_right;
+      OP_SHR: result = (left && left_out) ? '0 : rnd[W-1:0];
       OP_MUL: result = W'(prod);
-      OP_MULSHR: result = (ms_r > hi) ? hi[W-1:0] : ((ms_r < lo) ? lo[W-1:0] : ms_r[W-1:0]);
+      OP_MULSHR: result = sat_hi ? {1'b0, {(W - 1) {1'b1}}} : (sat_lo ? {1'b1, {(W - 1) {1'b0}}} : rnd[W-1:0]);
       OP_CLIP: result = (clip_lo > sb) ? b : clip_lo;
       default: result = b;  // MOV (the only opcode left)
     endcase

@@ -87,6 +87,22 @@ module tsr_regs (
     end
   end
 
+  // Counter words: word k of the counter area is bits 32k..32k+31 of
+  // `counters`, selected by a word index (a 2*NCTR-way multiplexer, not a
+  // bit-granular shift by the byte address).
+  localparam int NWORDS = 2 * NCTR;
+  localparam int CW_W = $clog2(NWORDS);
+  logic [31:0] ctr_words[NWORDS];
+  for (genvar k = 0; k < NWORDS; k++) begin : g_cw
+    assign ctr_words[k] = counters[32*k+:32];
+  end
+  logic [9:0] ctr_off;  // word offset from TSR_COUNTER_BASE
+  logic ctr_hit;
+  logic [31:0] ctr_word;
+  assign ctr_off = s_axil_araddr[11:2] - 10'(TSR_COUNTER_BASE / 4);
+  assign ctr_hit = raddr >= TSR_COUNTER_BASE && raddr < TSR_REG_WINDOW_BYTES && raddr[1:0] == 2'b00;
+  assign ctr_word = ctr_off < 10'(NWORDS) ? ctr_words[CW_W'(ctr_off)] : '0;
+
   logic [31:0] rd;
   always_comb begin
     rd = '0;
@@ -106,10 +122,7 @@ module tsr_regs (
       TSR_REG_FINGERPRINT_HI: rd = TSR_FINGERPRINT[63:32];
       TSR_REG_DRAM_BASE_LO: rd = dram_base[31:0];
       TSR_REG_DRAM_BASE_HI: rd = dram_base[63:32];
-      default: begin
-        if (raddr >= TSR_COUNTER_BASE && raddr < TSR_REG_WINDOW_BYTES && raddr[1:0] == 2'b00)
-          rd = counters[(raddr-TSR_COUNTER_BASE)*8+:32];
-      end
+      default: if (ctr_hit) rd = ctr_word;
     endcase
   end
 
