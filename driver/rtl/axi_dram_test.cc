@@ -315,7 +315,8 @@ TEST(AxiDram, ProtocolViolations) {
   }
 }
 
-// Other beat widths: B = 4 (tiny) and 32 (large).
+// Other beat widths and latencies (B = 4 on tiny and ice40-up5k, 32 on large). The data channel is
+// shared: the read accepted in cycle 1 gets it at max(1 + L, 4), after the write's 4 beats.
 TEST(AxiDram, BeatWidthOfEveryConfig) {
   for (const std::string& path : tessera::testing::BundledConfigPaths()) {
     const HwConfig cfg = tessera::testing::LoadConfigOrDie(path);
@@ -330,7 +331,8 @@ TEST(AxiDram, BeatWidthOfEveryConfig) {
     ASSERT_TRUE(m.slave().status().ok()) << path << ": " << m.slave().status().ToString();
     EXPECT_EQ(m.Cycles(&AxiSlaveOut::wready), Range(0, 4)) << path;
     EXPECT_EQ(m.Cycles(&AxiSlaveOut::bvalid), (std::vector<int64_t>{4 + l - 1})) << path;
-    EXPECT_EQ(m.Cycles(&AxiSlaveOut::rvalid), Range(1 + l, 1 + l + 4)) << path;
+    const int64_t d = std::max<int64_t>(1 + l, 4);
+    EXPECT_EQ(m.Cycles(&AxiSlaveOut::rvalid), Range(d, d + 4)) << path;
     std::vector<uint8_t> back(bytes.size());
     ASSERT_TRUE(m.dram().Read(0x3001, back.data(), back.size()).ok());
     EXPECT_EQ(back, bytes) << path;

@@ -3,8 +3,9 @@ cell counts of the accelerator against the xc7z020's capacity, as a
 Markdown table. Exits 1 after writing it when the design does not fit."""
 
 import argparse
+import importlib.util
 import json
-import re
+import os
 import sys
 
 # xc7z020 (Xilinx DS190): 53,200 LUTs (17,400 of them usable as memory),
@@ -16,11 +17,13 @@ LUTRAM = {"RAM32M": 4, "RAM64M": 4, "RAM32X1D": 2, "RAM64X1D": 2, "RAM128X1D": 4
 
 
 def load_stat(path):
-    """Yosys 0.23's `stat -json` of a design with submodules also logs the
-    hierarchy's instance counts as text lines; drop them (the "design" totals
-    count every instance). Same rule as tessera.area.parse_stat_json."""
-    keep = [ln for ln in open(path).read().splitlines() if '"' in ln or re.fullmatch(r"\s*[\[\]{},]*\s*", ln)]
-    return json.loads("\n".join(keep))
+    """python/tessera/yosys_stat.py, loaded by path (the tessera package needs its compiled module)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    spec = importlib.util.spec_from_file_location(
+        "yosys_stat", os.path.join(here, "..", "..", "python", "tessera", "yosys_stat.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.parse_stat_json(open(path).read())
 
 
 def main():

@@ -18,7 +18,6 @@ See docs/exploration.md for what has been fitted.
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import tempfile
@@ -26,6 +25,7 @@ import tempfile
 import numpy as np
 
 from tessera.errors import TesseraError
+from tessera.yosys_stat import parse_stat_json  # noqa: F401  (part of this module's API)
 
 # Cell-type prefixes of each FPGA resource (Yosys's iCE40 and Xilinx libraries).
 RESOURCES = {
@@ -45,15 +45,6 @@ def count_resources(cell_types):
         return next((w for p, w in WEIGHTS.items() if t.startswith(p)), 1)
     return {res: sum(n * weight(t) for t, n in cell_types.items() if t.startswith(prefixes))
             for res, prefixes in RESOURCES.items()}
-
-
-def parse_stat_json(text):
-    """Yosys's `stat -json` output. Yosys 0.23 also logs the hierarchy's
-    instance counts (`  <module>  <count>` text lines) into it when the design
-    has a top with submodules; those lines are dropped (the "design" totals
-    already count every instance)."""
-    keep = [line for line in text.splitlines() if '"' in line or re.fullmatch(r"\s*[\[\]{},]*\s*", line)]
-    return json.loads("\n".join(keep))
 
 
 def features(cfg):

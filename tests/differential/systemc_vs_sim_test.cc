@@ -70,6 +70,7 @@ TEST(SystemcVsSimExamples, EveryExampleProgramOnEveryConfig) {
     for (const auto& e : std::filesystem::directory_iterator("examples/programs")) {
       if (e.path().extension() != ".s") continue;
       auto p = AssembleFile(cfg, e.path().string());
+      if (!p.ok() && !testing::HoldsBundledWorkloads(cfg)) continue;  // its data does not fit the DRAM
       ASSERT_TRUE(p.ok()) << p.status().ToString();
       testing::DeviceOutcome sim, sc;
       pair.Run(*p, &sim, &sc);

@@ -6,9 +6,9 @@
 
 namespace tessera::testing {
 
-std::vector<std::string> BundledConfigPaths() {
-  return {"configs/default.json", "configs/pynq-z1.json", "configs/tiny.json", "configs/large.json"};
-}
+std::vector<std::string> BundledConfigPaths() { return ConfigPathList(TESSERA_BUNDLED_CONFIG_PATHS); }
+
+bool HoldsBundledWorkloads(const HwConfig& cfg) { return cfg.dram_size_bytes >= (uint64_t{1} << 24); }
 
 std::vector<std::string> ConfigPathList(const std::string& comma_separated) {
   std::vector<std::string> paths;

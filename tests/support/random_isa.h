@@ -11,8 +11,11 @@
 
 namespace tessera::testing {
 
-// The bundled config files, for tests that run over every config.
+// The bundled config files (the build's TESSERA_BUNDLED_CONFIGS), for tests that run over every config.
 std::vector<std::string> BundledConfigPaths();
+// Whether the config's DRAM holds the example programs (data up to 16 MiB) and the bundled
+// ImageNet models; ice40-up5k's 128 KiB does not: it runs the workloads that fit it.
+bool HoldsBundledWorkloads(const HwConfig& cfg);
 // "a.json,b.json" (a list the build passes as a compile definition) split at the commas.
 std::vector<std::string> ConfigPathList(const std::string& comma_separated);
 HwConfig LoadConfigOrDie(const std::string& path);
