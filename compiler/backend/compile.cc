@@ -39,8 +39,15 @@ class Compiler {
       switch (p.kind) {
         case PlaceKind::kCpu: TSR_RETURN_IF_ERROR(CpuStep(p)); break;
         case PlaceKind::kAlias: TSR_RETURN_IF_ERROR(Alias(p)); break;
-        case PlaceKind::kFused: break;  // its producer's step computes it
-        case PlaceKind::kAccel: TSR_RETURN_IF_ERROR(AccelStep(p).WithContext(p.node->Describe())); break;
+        case PlaceKind::kFused:  // a pool: its producer's step computed it; an add: its conv's step runs here
+          if (p.carrier >= 0) {
+            const Placement& c = parts[static_cast<size_t>(p.carrier)];
+            TSR_RETURN_IF_ERROR(AccelStep(c).WithContext(c.node->Describe()));
+          }
+          break;
+        case PlaceKind::kAccel:
+          if (!p.fused_add) TSR_RETURN_IF_ERROR(AccelStep(p).WithContext(p.node->Describe()));
+          break;
       }
     }
     for (const ir::Value* v : g_.outputs())
@@ -152,7 +159,7 @@ class Compiler {
           TSR_ASSIGN_OR_RETURN(in_buf, DeviceInput(x));
         }
         // A fused max pool's result is the layer's (conv_pool.h).
-        const ir::Node* last = p.fused_pool ? p.fused_pool : n;
+        const ir::Node* last = p.fused_pool ? p.fused_pool : p.fused_add ? p.fused_add : n;
         TSR_ASSIGN_OR_RETURN(std::string out_buf, DeviceValue(last->output()));
         TSR_ASSIGN_OR_RETURN(ConvBlocking blocks, BlockConv(cfg_, p.geo));
         // Weights and channel parameters stay in the graph; the buffers record how they are packed.
@@ -181,6 +188,22 @@ class Compiler {
         c.act_max = n->attrs().Int("act_max", 127);
         c.in_zero_point = ZeroPointOf(x);
         c.out_zero_point = ZeroPointOf(n->output());
+        if (p.fused_add) {
+          const ir::Node* a = p.fused_add;
+          const int k = p.add_operand;
+          TSR_ASSIGN_OR_RETURN(std::string rb, DeviceInput(a->input(1 - k)));
+          Slot sr = sx;  // one buffer, one slot
+          if (rb != in_buf) {
+            TSR_ASSIGN_OR_RETURN(sr, slot(rb, buffer_bytes(rb)));
+          }
+          c.residual = NchwView(sr, blocks.ocb, p.geo.oh, p.geo.ow);
+          const auto mult = a->attrs().Ints("multiplier"), shift = a->attrs().Ints("shift");
+          std::vector<uint8_t> pp = PackBroadcastRows(cfg_, 2, {mult.at(k), mult.at(1 - k)});
+          TSR_ASSIGN_OR_RETURN(c.add_params, slot(NewBuffer("p:" + a->output()->name(), pp.size(), &pp), pp.size()));
+          c.add_shift_conv = static_cast<int>(shift.at(k)), c.add_shift_res = static_cast<int>(shift.at(1 - k));
+          c.add_post_shift = static_cast<int>(a->attrs().Int("post_shift"));
+          c.add_min = a->attrs().Int("act_min", -128), c.add_max = a->attrs().Int("act_max", 127);
+        }
         TSR_RETURN_IF_ERROR(EmitConv(stream, cfg_, c));
         break;
       }
@@ -235,15 +258,16 @@ class Compiler {
     s->set_kind(tsr::Step::ACCEL);
     s->set_node(n->Label());
     s->set_value(n->output()->name());  // identifies the node on load
-    s->set_op(p.fused_pool ? n->op() + "+" + p.fused_pool->op() : n->op());
+    const ir::Node* fused = p.fused_pool ? p.fused_pool : p.fused_add;
+    s->set_op(fused ? n->op() + "+" + fused->op() : n->op());
     s->set_reason(p.reason);
-    if (p.fused_pool) s->add_fused(p.fused_pool->output()->name());
+    if (fused) s->add_fused(fused->output()->name());
     s->set_recording(bytes.data(), bytes.size());
     for (const std::string& b : slot_buffers) s->add_slot_buffers(b);
     s->set_predicted_cycles(predicted.cycles);
     s->set_useful_macs(p.useful_macs);
     for (const ir::Value* v : n->outputs()) produced_on_device_.insert(v->name());
-    if (p.fused_pool) produced_on_device_.insert(p.fused_pool->output()->name());
+    if (fused) produced_on_device_.insert(fused->output()->name());
     return OkStatus();
   }
 

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <set>
+#include <utility>
+
 #include "compiler/backend/conv_pool.h"
 #include "isa/config.h"
 #include "runtime/kernel.h"
@@ -12,7 +15,13 @@ namespace {
 class ConvEmitter {
  public:
   ConvEmitter(Stream& s, const HwConfig& cfg, const ConvCodegen& c)
-      : s_(s), cfg_(cfg), c_(c), g_(c.geo), b_(c.blocks), t_(c.tiling), sp_(SplitScratchpads(cfg, c.tiling.tob)) {
+      : s_(s),
+        cfg_(cfg),
+        c_(c),
+        g_(c.geo),
+        b_(c.blocks),
+        t_(c.tiling),
+        sp_(SplitScratchpads(cfg, c.tiling.tob, c.tiling.residual_add)) {
     inp_base_[0] = 0, inp_base_[1] = sp_.inp_half;
     wgt_base_[0] = 0, wgt_base_[1] = sp_.wgt_half;
     acc_base_[0] = sp_.acc_params, acc_base_[1] = sp_.acc_params + sp_.acc_half;
@@ -20,8 +29,8 @@ class ConvEmitter {
   }
 
   Status Emit() {
-    if (t_.weights_resident)
-      TSR_RETURN_IF_ERROR(s_.Load(MemType::kWgt, 0, c_.weights, 0, Dma2D{1, b_.ocb * b_.ibpo * kk_}));
+    if (t_.residual_add)  // the add's multipliers, after the parameter rows
+      TSR_RETURN_IF_ERROR(s_.Load(MemType::kAcc, 2 * t_.tob, c_.add_params, 0, Dma2D{1, 2}).WithContext(c_.name));
     const int64_t total_tiles = t_.tiles, total_out = t_.tiles / t_.ic_tiles;
     int64_t tile = 0, otile = 0;
     for (int64_t n = 0; n < b_.nb; ++n)
@@ -83,7 +92,18 @@ class ConvEmitter {
       TSR_RETURN_IF_ERROR(
           s_.Load(MemType::kInp, inp_base_[x.slot] + l * x.in_h * x.in_w, c_.in.slot, elem, d).WithContext(c_.name));
     }
-    if (!t_.weights_resident) {
+    if (t_.weights_resident) {
+      // Resident weights arrive with the first tile that uses them, so the
+      // first GEMM waits for its own oc/ic chunk only.
+      if (loaded_.insert({x.ob0, x.j0}).second) {
+        const int64_t row = x.tib * kk_, pitch = b_.ibpo * kk_;
+        for (int64_t o = 0; o < (row == pitch ? 1 : x.tob); ++o) {
+          const int64_t at = ((x.ob0 + o) * b_.ibpo + x.j0) * kk_;
+          TSR_RETURN_IF_ERROR(s_.Load(MemType::kWgt, at, c_.weights, at, Dma2D{1, row == pitch ? x.tob * row : row})
+                                  .WithContext(c_.name));
+        }
+      }
+    } else {
       Dma2D w;
       w.y_size = x.tob;
       w.x_size = x.tib * kk_;
@@ -175,15 +195,48 @@ class ConvEmitter {
       TSR_RETURN_IF_ERROR(s_.AluVec(scale, AluOp::kMulShr, c_.shift));
       TSR_ASSIGN_OR_RETURN(Kernel clamp, AluKernel(x, "clamp", -1, base, pixels));
       if (c_.out_zero_point != 0) TSR_RETURN_IF_ERROR(s_.Alu(clamp, AluOp::kAdd, c_.out_zero_point));
-      if (c_.act_min == -c_.act_max - 1) {
-        TSR_RETURN_IF_ERROR(s_.Alu(clamp, AluOp::kClip, c_.act_max));
-      } else {
-        TSR_RETURN_IF_ERROR(s_.Alu(clamp, AluOp::kMax, c_.act_min));
-        TSR_RETURN_IF_ERROR(s_.Alu(clamp, AluOp::kMin, c_.act_max));
-      }
+      TSR_RETURN_IF_ERROR(Clamp(clamp, c_.act_min, c_.act_max));
+      if (t_.residual_add) TSR_RETURN_IF_ERROR(EmitResidualAdd(x));
       TSR_RETURN_IF_ERROR(s_.Push(Module::kCompute, Module::kStore));
     }
     return OkStatus();
+  }
+
+  Status Clamp(const Kernel& k, int64_t lo, int64_t hi) {
+    if (lo == -hi - 1) return s_.Alu(k, AluOp::kClip, hi);
+    TSR_RETURN_IF_ERROR(s_.Alu(k, AluOp::kMax, lo));
+    return s_.Alu(k, AluOp::kMin, hi);
+  }
+
+  // The residual add on the clamped tile (alu_codegen.h's qadd sequence): the
+  // other operand's tile comes in with LOAD acc8 after the tile.
+  Status EmitResidualAdd(const Tile& x) {
+    const int64_t pixels = x.th * x.tw, base = acc_base_[x.aslot], res = base + x.tob * pixels, row = 2 * t_.tob;
+    const ActView& r = c_.residual;
+    Dma2D d;
+    d.y_size = x.th, d.x_size = x.tw, d.x_stride = r.stride_h;
+    if (x.tw == r.stride_h) d.y_size = 1, d.x_size = pixels;  // whole rows: one run
+    for (int64_t o = 0; o < x.tob; ++o) {
+      const int64_t elem = r.base + x.n * r.stride_n + (x.ob0 + o) * r.stride_c + x.oh0 * r.stride_h + x.ow0;
+      TSR_RETURN_IF_ERROR(s_.Load(MemType::kAcc8, res + o * pixels, r.slot, elem, d).WithContext(c_.name));
+    }
+    auto kernel = [&](const char* what, int64_t dst, int64_t src, int64_t src_block, int64_t src_in) {
+      const std::string key = fmt::format("add {} {} {} {} {}", what, x.tob, pixels, dst, src);
+      return kernels_.GetOrBuild(key, [&]() -> StatusOr<Kernel> {
+        KernelBuilder kb(cfg_, KernelKind::kAlu, c_.name + " " + what);
+        kb.Outer(x.tob, pixels, src_block).Inner(pixels, 1, src_in).Uop(dst, src);
+        return kb.Build();
+      });
+    };
+    TSR_ASSIGN_OR_RETURN(Kernel scale_conv, kernel("add scale conv", base, row, 0, 0));
+    TSR_ASSIGN_OR_RETURN(Kernel scale_res, kernel("add scale residual", res, row + 1, 0, 0));
+    TSR_ASSIGN_OR_RETURN(Kernel sum, kernel("add sum", base, res, pixels, 1));
+    TSR_ASSIGN_OR_RETURN(Kernel out, kernel("add out", base, 0, 0, 0));
+    TSR_RETURN_IF_ERROR(s_.AluVec(scale_conv, AluOp::kMulShr, c_.add_shift_conv));
+    TSR_RETURN_IF_ERROR(s_.AluVec(scale_res, AluOp::kMulShr, c_.add_shift_res));
+    TSR_RETURN_IF_ERROR(s_.AluVec(sum, AluOp::kAdd));
+    TSR_RETURN_IF_ERROR(s_.Alu(out, AluOp::kShr, c_.add_post_shift));
+    return Clamp(out, c_.add_min, c_.add_max);
   }
 
   Status StoreStage(const Tile& x, int64_t otile, int64_t total_out) {
@@ -213,6 +266,7 @@ class ConvEmitter {
   ScratchpadSplit sp_;
   int64_t inp_base_[2], wgt_base_[2], acc_base_[2], kk_;
   KernelCache kernels_;
+  std::set<std::pair<int64_t, int64_t>> loaded_;  // resident weight chunks (first oc block, first ic block)
 };
 
 }  // namespace

@@ -48,6 +48,12 @@ struct ConvCodegen {
   int64_t act_min = -128, act_max = 127;
   int64_t in_zero_point = 0;   // the DMA pads the input with it
   int64_t out_zero_point = 0;  // added (ALU ADD immediate) after MULSHR, before the clamp
+  // A residual qadd fused after the clamp (tiling.residual_add; out is then
+  // the add's result): MIN(MAX(SHR(MULSHR(conv, M_c, s_c) + MULSHR(res, M_r, s_r), post), lo), hi).
+  ActView residual;  // the add's other operand, loaded with LOAD acc8 per tile
+  Slot add_params;   // two accumulator rows: M_c, M_r broadcast
+  int add_shift_conv = 0, add_shift_res = 0, add_post_shift = 0;
+  int64_t add_min = -128, add_max = 127;
 };
 
 // Appends the layer to `s` and leaves it token-balanced (the last store is

@@ -27,6 +27,11 @@ struct Case {
   int shift = 0;
   int64_t lo = -128, hi = 127;
   bool pool = false;  // a 3x3/2 max pool (padding 1) fused into the epilogue
+  // A residual qadd fused into the epilogue: y = qadd(conv, res).
+  bool add = false;
+  std::vector<int8_t> res;
+  int64_t ma = 0, mb = 0, alo = -128, ahi = 127;
+  int sa = 0, sb = 0, post = 0;
 };
 
 Case RandomCase(std::mt19937_64& rng, bool dense) {
@@ -83,6 +88,32 @@ Case RandomPoolCase(std::mt19937_64& rng) {
   for (auto& v : c.w) v = static_cast<int8_t>(U(-127, 127));
   c.pool = true;
   return c;
+}
+
+// A convolution whose result is added (qadd) to another tensor of its shape.
+Case RandomAddCase(std::mt19937_64& rng) {
+  auto U = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  Case c = RandomCase(rng, false);
+  const ConvGeometry& g = c.g;
+  c.add = true;
+  c.res.resize(static_cast<size_t>(g.n * g.oc * g.oh * g.ow));
+  for (auto& v : c.res) v = static_cast<int8_t>(U(-128, 127));
+  c.ma = U(1 << 29, (int64_t{1} << 31) - 1), c.mb = U(1 << 29, (int64_t{1} << 31) - 1);
+  c.sa = static_cast<int>(U(20, 26)), c.sb = static_cast<int>(U(20, 26)), c.post = static_cast<int>(U(4, 8));
+  if (U(0, 1)) c.alo = 0;  // ReLU after the add
+  return c;
+}
+
+// qadd as the CPU reference computes it (compiler/exec/quant_kernels.cc).
+std::vector<int8_t> QAdd(const Case& c, const std::vector<int8_t>& a) {
+  std::vector<int8_t> y(a.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    int64_t t = alu::Apply(AluOp::kMulShr, a[i], c.ma, c.sa, 32);
+    t = alu::Apply(AluOp::kAdd, t, alu::Apply(AluOp::kMulShr, c.res[i], c.mb, c.sb, 32), 0, 32);
+    t = alu::Apply(AluOp::kShr, t, c.post, 0, 32);
+    y[i] = static_cast<int8_t>(std::min(std::max(t, c.alo), c.ahi));
+  }
+  return y;
 }
 
 // Max pool 3x3, stride 2, padding 1 of [n][c][h][w] (h, w even).
@@ -145,6 +176,7 @@ struct Result {
 StatusOr<Result> RunOnDevice(const HwConfig& cfg, const std::string& target, const Case& c) {
   ConvEpilogue e = ConvEpilogue::ForRange(c.lo, c.hi);
   e.max_pool = c.pool;
+  e.residual_passes = c.add ? 3 : 0;
   TSR_ASSIGN_OR_RETURN(ConvTiling tiling, PlanConv(cfg, c.g, e));
   TSR_ASSIGN_OR_RETURN(ConvBlocking blocks, BlockConv(cfg, c.g));
   const ConvGeometry& g = c.g;
@@ -167,6 +199,16 @@ StatusOr<Result> RunOnDevice(const HwConfig& cfg, const std::string& target, con
   TSR_RETURN_IF_ERROR(rt->CopyIn(bx, x.data(), x.size()));
   TSR_RETURN_IF_ERROR(rt->CopyIn(bw, w.data(), w.size()));
   TSR_RETURN_IF_ERROR(rt->CopyIn(bp, p.data(), p.size()));
+  std::vector<Buffer> bufs = {bx, bw, bp, by};
+  std::vector<uint8_t> res, addp = PackBroadcastRows(cfg, 2, {c.ma, c.mb});
+  if (c.add) {
+    res = PackActivation(cfg, out_shape, c.res.data());
+    TSR_ASSIGN_OR_RETURN(Buffer br, rt->Alloc(res.size(), "res"));
+    TSR_ASSIGN_OR_RETURN(Buffer ba, rt->Alloc(addp.size(), "add params"));
+    TSR_RETURN_IF_ERROR(rt->CopyIn(br, res.data(), res.size()));
+    TSR_RETURN_IF_ERROR(rt->CopyIn(ba, addp.data(), addp.size()));
+    bufs.push_back(br), bufs.push_back(ba);
+  }
 
   Stream s(cfg, "conv");
   TSR_ASSIGN_OR_RETURN(Slot sx, s.DeclareSlot("x", x.size()));
@@ -187,12 +229,19 @@ StatusOr<Result> RunOnDevice(const HwConfig& cfg, const std::string& target, con
   }
   cg.weights = sw, cg.params = sp;
   cg.shift = c.shift, cg.act_min = c.lo, cg.act_max = c.hi;
+  if (c.add) {
+    TSR_ASSIGN_OR_RETURN(Slot sr, s.DeclareSlot("res", res.size()));
+    TSR_ASSIGN_OR_RETURN(cg.add_params, s.DeclareSlot("add params", addp.size()));
+    cg.residual = NchwView(sr, blocks.ocb, g.oh, g.ow);
+    cg.add_shift_conv = c.sa, cg.add_shift_res = c.sb, cg.add_post_shift = c.post;
+    cg.add_min = c.alo, cg.add_max = c.ahi;
+  }
   TSR_RETURN_IF_ERROR(EmitConv(s, cfg, cg));
   TSR_ASSIGN_OR_RETURN(Recording rec, s.Finish());
   Result r;
   TSR_ASSIGN_OR_RETURN(r.predicted, PredictRecording(cfg, rec));
   TSR_ASSIGN_OR_RETURN(Executable exe, rt->Load(rec));
-  TSR_RETURN_IF_ERROR(exe.BindAll({bx, bw, bp, by}));
+  TSR_RETURN_IF_ERROR(exe.BindAll(bufs));
   TSR_RETURN_IF_ERROR(exe.Run());
   std::vector<uint8_t> packed(by.bytes());
   TSR_RETURN_IF_ERROR(rt->CopyOut(by, packed.data(), packed.size()));
@@ -202,15 +251,20 @@ StatusOr<Result> RunOnDevice(const HwConfig& cfg, const std::string& target, con
   return r;
 }
 
-void Check(const std::string& config, const std::string& target, int cases, uint64_t seed, bool pool = false) {
+enum class Fused { kNone, kPool, kAdd };
+
+void Check(const std::string& config, const std::string& target, int cases, uint64_t seed, Fused fused = Fused::kNone) {
   HwConfig cfg = testing::LoadConfigOrDie(config);
   std::mt19937_64 rng(seed);
   int skipped = 0;
   for (int i = 0; i < cases; ++i) {
-    Case c = pool ? RandomPoolCase(rng) : RandomCase(rng, i % 4 == 3);
-    if (c.pool) {  // whole rows must fit the accumulator; the partitioner keeps the pool apart otherwise
+    Case c = fused == Fused::kPool  ? RandomPoolCase(rng)
+             : fused == Fused::kAdd ? RandomAddCase(rng)
+                                    : RandomCase(rng, i % 4 == 3);
+    if (c.pool || c.add) {  // the fused tiles must fit; the partitioner keeps the op apart otherwise
       ConvEpilogue e = ConvEpilogue::ForRange(c.lo, c.hi);
-      e.max_pool = true;
+      e.max_pool = c.pool;
+      e.residual_passes = c.add ? 3 : 0;
       if (!PlanConv(cfg, c.g, e).ok()) {
         ++skipped;
         continue;
@@ -221,6 +275,7 @@ void Check(const std::string& config, const std::string& target, int cases, uint
                         << "): " << r.status().ToString();
     const std::vector<int8_t> want = c.dense  ? DenseReference(c)
                                      : c.pool ? MaxPool(Reference(c), c.g.n, c.g.oc, c.g.oh, c.g.ow)
+                                     : c.add  ? QAdd(c, Reference(c))
                                               : Reference(c);
     ASSERT_EQ(r->y, want) << config << " " << target << " case " << i << ": " << c.g.ToString()
                           << (c.dense ? " (dense)" : "");
@@ -239,9 +294,14 @@ TEST(ConvCodegen, RandomShapesOnRefLarge) { Check("configs/large.json", "ref", 1
 TEST(ConvCodegen, RandomShapesOnSimPynq) { Check("configs/pynq-z1.json", "sim", 10, 5); }
 // A 3x3/2 max pool fused into the epilogue (conv_pool.h): conv, requantize,
 // pool in plain loops against the pooled tile on the device.
-TEST(ConvCodegen, FusedMaxPoolOnRefDefault) { Check("configs/default.json", "ref", 25, 6, true); }
-TEST(ConvCodegen, FusedMaxPoolOnSimDefault) { Check("configs/default.json", "sim", 10, 7, true); }
-TEST(ConvCodegen, FusedMaxPoolOnRefTiny) { Check("configs/tiny.json", "ref", 12, 8, true); }
+TEST(ConvCodegen, FusedMaxPoolOnRefDefault) { Check("configs/default.json", "ref", 25, 6, Fused::kPool); }
+TEST(ConvCodegen, FusedMaxPoolOnSimDefault) { Check("configs/default.json", "sim", 10, 7, Fused::kPool); }
+TEST(ConvCodegen, FusedMaxPoolOnRefTiny) { Check("configs/tiny.json", "ref", 12, 8, Fused::kPool); }
+// A residual qadd fused into the epilogue (fuse_conv_add.h) against conv,
+// requantize, qadd in plain loops.
+TEST(ConvCodegen, FusedAddOnRefDefault) { Check("configs/default.json", "ref", 25, 9, Fused::kAdd); }
+TEST(ConvCodegen, FusedAddOnSimDefault) { Check("configs/default.json", "sim", 10, 10, Fused::kAdd); }
+TEST(ConvCodegen, FusedAddOnRefTiny) { Check("configs/tiny.json", "ref", 12, 11, Fused::kAdd); }
 
 }  // namespace
 }  // namespace tessera::backend

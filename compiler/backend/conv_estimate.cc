@@ -91,7 +91,8 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
   // an ALU kernel by its oc tile's size, the edges and the accumulator half.
   const bool res = t.weights_resident;
   const int64_t ot_keys = res ? t.oc_tiles : 2, it_keys = res ? t.ic_tiles : 2;
-  std::vector<uint8_t> seen_gemm(static_cast<size_t>(ot_keys * it_keys * 16)), seen_alu(3 * 2 * 8);
+  std::vector<uint8_t> seen_gemm(static_cast<size_t>(ot_keys * it_keys * 16)), seen_alu(3 * 2 * 8),
+      seen_w(static_cast<size_t>(res ? t.oc_tiles * t.ic_tiles : 0));
   auto first_use = [](std::vector<uint8_t>& seen, int64_t key) {
     const bool fresh = !seen[static_cast<size_t>(key)];
     seen[static_cast<size_t>(key)] = 1;
@@ -107,7 +108,6 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
   const int64_t t0 = timing::FirstStartCycle(cfg, 4 * t.tiles + 8);
   std::vector<int64_t> gemm_end(static_cast<size_t>(t.tiles) + 1, 0);
   int64_t l_end = t0, c_prev = t0, s_end = t0, s_end_prev = t0, gemm_total = 0, idx = 0, otile = 0;
-  if (res) l_end += dma.Load(1, b.ocb * b.ibpo * kk * E_w, b.ocb * b.ibpo * kk * E_w, 0);
   for (int64_t n = 0; n < b.nb; ++n)
     for (int64_t ot = 0; ot < t.oc_tiles; ++ot) {
       const int64_t ob0 = ot * t.tob, tob = std::min(t.tob, b.ocb - ob0), ot_edge = tob != t.tob;
@@ -124,7 +124,12 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
             const bool first = it == 0, last = it == t.ic_tiles - 1;
             // Load: one LOAD per input block (the part outside the image is padding), then the weights.
             int64_t load = in_blocks * load1[ht * ws.size() + wt];
-            if (!res) load += dma.Load(tob, tib * kk * E_w, b.ibpo * kk * E_w, 0);
+            if (!res) {
+              load += dma.Load(tob, tib * kk * E_w, b.ibpo * kk * E_w, 0);
+            } else if (first_use(seen_w, ot * t.ic_tiles + it)) {  // resident: each chunk once, at first use
+              load += tib == b.ibpo ? dma.Load(1, tob * tib * kk * E_w, tob * tib * kk * E_w, 0)
+                                    : tob * dma.Load(1, tib * kk * E_w, tib * kk * E_w, 0);
+            }
             l_end = std::max(l_end, idx >= 2 ? gemm_end[static_cast<size_t>(idx - 2)] : 0) + load;
             // Compute: uop loads before the first instruction that waits for a token run ahead of it.
             const int64_t gemm_uops = tob * tib * kk;
@@ -151,6 +156,10 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
               }
               x += (first_use(seen_alu, 16 + alu_key) ? alu_uop : 0) + alu(tob, outs, true);
               x += (first_use(seen_alu, 32 + alu_key) ? alu_uop : 0) + e.clamp_passes * alu(tob, outs, false);
+              if (t.residual_add) {  // the residual's acc8 load; MULSHR both; ADD; SHR and clamp
+                x += tob * dma.Load(th, tw * E_in, g.ow * E_in, 0) + 2 * alu(tob, pixels, true) +
+                     timing::AluCycles(cfg, 2 * tob * pixels) + e.residual_passes * alu(tob, pixels, false);
+              }
             }
             c_prev = out_ready = x;
           }

@@ -63,19 +63,19 @@ StatusOr<ConvBlocking> BlockConv(const HwConfig& cfg, const ConvGeometry& g) {
   return b;
 }
 
-ScratchpadSplit SplitScratchpads(const HwConfig& cfg, int64_t tob) {
+ScratchpadSplit SplitScratchpads(const HwConfig& cfg, int64_t tob, bool residual_add) {
   ScratchpadSplit s;
   s.inp_half = cfg.inp_entries / 2;
   s.wgt_all = cfg.wgt_entries;
   s.wgt_half = cfg.wgt_entries / 2;
-  s.acc_params = 2 * tob;
+  s.acc_params = 2 * tob + (residual_add ? 2 : 0);
   s.acc_half = std::max<int64_t>(0, (cfg.acc_entries - s.acc_params) / 2);
   s.uop_total = cfg.uop_entries;
   return s;
 }
 
 Status CheckConvTiling(const HwConfig& cfg, const ConvGeometry& g, const ConvBlocking& b, ConvTiling* t) {
-  const ScratchpadSplit sp = SplitScratchpads(cfg, t->tob);
+  const ScratchpadSplit sp = SplitScratchpads(cfg, t->tob, t->residual_add);
   const int64_t kk = g.kh * g.kw;
   if (b.depthwise) t->tib = 1;
   t->in_blocks = b.depthwise ? t->tob : t->tib;
@@ -88,6 +88,10 @@ Status CheckConvTiling(const HwConfig& cfg, const ConvGeometry& g, const ConvBlo
     if (t->tw != g.ow || t->th % 2 || g.oh % 2 || g.ow % 2)
       return InvalidArgumentError("convolution ({}): a fused max pool needs tiles of whole, even rows", g.ToString());
     t->acc_entries += t->tob * (t->th / 2) * (g.ow / 2);  // the pooled outputs
+  }
+  if (t->residual_add) {
+    if (t->max_pool) return InvalidArgumentError("convolution ({}): a fused pool and add", g.ToString());
+    t->acc_entries *= 2;  // the residual operand's tile
   }
   t->oc_tiles = CeilDiv(b.ocb, t->tob);
   t->ic_tiles = CeilDiv(b.ibpo, t->tib);
@@ -135,7 +139,7 @@ StatusOr<ConvTiling> PlanConv(const HwConfig& cfg, const ConvGeometry& g, const 
   for (int64_t tob : tobs)
     for (int64_t tib : tibs)
       for (int64_t tw : tws) {
-        const ScratchpadSplit sp = SplitScratchpads(cfg, tob);
+        const ScratchpadSplit sp = SplitScratchpads(cfg, tob, e.residual_passes > 0);
         // The tallest tile that fits the input and accumulator halves, and a
         // shorter one that balances the last tile.
         const int64_t in_blocks = b.depthwise ? tob : tib;
@@ -143,7 +147,8 @@ StatusOr<ConvTiling> PlanConv(const HwConfig& cfg, const ConvGeometry& g, const 
         if (in_blocks * g.kh * in_w > sp.inp_half || tob * tw > sp.acc_half) continue;
         // A fused pool keeps tw/4 pooled outputs per row besides the tile and
         // needs pairs of rows.
-        const int64_t acc_row = e.max_pool ? tw + tw / 4 : tw, row_step = e.max_pool ? 2 : 1;
+        const int64_t acc_row = e.max_pool ? tw + tw / 4 : e.residual_passes ? 2 * tw : tw;
+        const int64_t row_step = e.max_pool ? 2 : 1;
         int64_t th_max =
             std::min({g.oh, sp.acc_half / (tob * acc_row), ((sp.inp_half / (in_blocks * in_w)) - g.kh) / g.sh + 1});
         th_max -= th_max % row_step;
@@ -152,6 +157,7 @@ StatusOr<ConvTiling> PlanConv(const HwConfig& cfg, const ConvGeometry& g, const 
         for (int64_t th : {th_max, row_step * CeilDiv(CeilDiv(g.oh, row_step), h_tiles)}) {
           ConvTiling t;
           t.tob = tob, t.tib = tib, t.th = th, t.tw = tw, t.max_pool = e.max_pool;
+          t.residual_add = e.residual_passes > 0;
           Status s = CheckConvTiling(cfg, g, b, &t);
           if (!s.ok()) {
             last = s;

@@ -35,6 +35,8 @@ struct ConvEpilogue {
   int clamp_passes = 1;
   // A 3x3 stride-2 max pool (padding 1) fused after the GEMM (conv_pool.h).
   bool max_pool = false;
+  // A residual qadd fused after the clamp (fuse_conv_add.h): its SHR and clamp passes (0: none).
+  int residual_passes = 0;
   static ConvEpilogue ForRange(int64_t act_min, int64_t act_max, int64_t zero_point = 0) {
     return ConvEpilogue{(act_min == -act_max - 1 ? 1 : 2) + (zero_point != 0 ? 1 : 0)};
   }
@@ -58,6 +60,9 @@ struct ConvTiling {
   // A fused 3x3/2 max pool (ConvEpilogue::max_pool): tiles span whole rows,
   // an even number of them, and keep their pooled outputs after the tile.
   bool max_pool = false;
+  // A fused residual add: the other operand's tile sits after the tile, and
+  // the add's two multiplier rows after the parameter rows.
+  bool residual_add = false;
   // Derived per-tile sizes.
   int64_t in_h = 0, in_w = 0;  // input rows/cols of a tile (with the kernel halo)
   int64_t in_blocks = 0;       // input-channel blocks in an input tile
@@ -72,11 +77,11 @@ struct ConvTiling {
 
 // Scratchpad split used by the tiler (entries). The accumulator keeps the
 // current output-channel tile's 2 x tob parameter rows (bias, multiplier)
-// below the two tile halves.
+// below the two tile halves (and a fused residual add's two multiplier rows).
 struct ScratchpadSplit {
   int64_t inp_half, wgt_half, wgt_all, acc_half, acc_params, uop_total;
 };
-ScratchpadSplit SplitScratchpads(const HwConfig& cfg, int64_t tob);
+ScratchpadSplit SplitScratchpads(const HwConfig& cfg, int64_t tob, bool residual_add = false);
 
 // Checks a tiling against the scratchpads, field widths and DMA limits and
 // fills its derived sizes. Errors name the violated limit.

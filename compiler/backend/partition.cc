@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "compiler/backend/fuse_conv_add.h"
 #include "compiler/backend/fuse_conv_pool.h"
 #include "isa/base/math.h"
 #include "isa/config.h"
@@ -276,6 +277,7 @@ StatusOr<std::vector<Placement>> Partition(const ir::Graph& g, const HwConfig& c
     out.push_back(std::move(p));
   }
   if (opts.fuse_pools) FuseConvMaxPool(g, cfg, &out);
+  if (opts.fuse_adds) FuseConvAdd(g, cfg, &out);
   return out;
 }
 

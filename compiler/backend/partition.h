@@ -14,7 +14,7 @@
 
 namespace tessera::backend {
 
-// kFused: computed inside another accelerator layer (fuse_conv_pool.h).
+// kFused: computed inside another accelerator layer (fuse_conv_pool.h, fuse_conv_add.h).
 enum class PlaceKind { kAccel, kAlias, kCpu, kFused };
 enum class AccelOp { kNone, kConv, kDense, kPool, kAdd };
 
@@ -28,6 +28,11 @@ struct Placement {
   ConvTiling tiling;
   bool im2col = false;                   // first-layer conv lowered to a matmul over host-built patches
   const ir::Node* fused_pool = nullptr;  // a max pool computed in the epilogue (its result is the layer's)
+  // A residual qadd computed in the epilogue (fuse_conv_add.h): the layer's
+  // step is emitted at the add's position; `add_operand` is the conv's input index of the add.
+  const ir::Node* fused_add = nullptr;
+  int add_operand = 0;
+  int carrier = -1;  // kFused add: the index of the placement whose step computes it
   // kPool
   PoolCodegen pool;
   int64_t useful_macs = 0;
@@ -42,8 +47,10 @@ struct PartitionOptions {
   // scratchpads or instruction fields is an error naming it, unless this is
   // set: then it runs on the CPU (its reason says why).
   bool cpu_fallback = false;
-  // Fuse max pools into their convolutions' epilogues (fuse_conv_pool.h).
+  // Fuse max pools and residual adds into their convolutions' epilogues
+  // (fuse_conv_pool.h, fuse_conv_add.h).
   bool fuse_pools = true;
+  bool fuse_adds = true;
 };
 
 // One placement per node, in graph order. Host-produced values are the graph

@@ -219,7 +219,7 @@ class Checker {
           if (m == nullptr) return DataLossError("fused '{}' is not computed by a node", fv->name());
           TSR_RETURN_IF_ERROR(Compute(m));
           for (const ir::Value* in : m->inputs())
-            if (!in->is_constant() && in->producer() != n && !OnDevice(in->name()))
+            if (!in->is_constant() && in->producer() != n && !OnDevice(in->name()) && !uploaded_.count(in->name()))
               return DataLossError("operand '{}' of fused '{}' is not on the device yet", in->name(), m->Label());
           n = m;
         }
