@@ -103,7 +103,9 @@ TEST(ModelE2E, MobileNetV2OnSim) {
   ASSERT_TRUE(c.model);
   int64_t accel = 0;
   ExpectBitExact(c, "sim", Inputs(kModels + "/mobilenet_v2/input.npy", c.graph->inputs()[0]->type(), 1), &accel);
-  EXPECT_EQ(accel, 64);
+  // 52 convolutions (each of the 10 residual adds runs in its producer's
+  // epilogue), the average pool and the classifier.
+  EXPECT_EQ(accel, 54);
 }
 
 TEST(Artifact, SaveLoadRoundTripAndErrors) {

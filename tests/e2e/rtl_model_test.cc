@@ -115,6 +115,9 @@ TEST_P(RtlLayers, CompiledLayersMatchSimToTheCycle) {
       // The network's first convolution is the depthwise one when chosen.
       const bool depthwise = a.op == "qconv" && choices.depthwise == 1 && !accel_ops.count("qconv depthwise");
       accel_ops.insert(depthwise ? "qconv depthwise" : a.op);
+      // A fused layer (qconv+max_pool, qconv+qadd) runs each of its ops' sequences.
+      for (size_t at = 0, plus; (plus = a.op.find('+', at)) != std::string::npos; at = plus + 1)
+        accel_ops.insert(a.op.substr(at, plus - at)), accel_ops.insert(a.op.substr(plus + 1));
     }
   }
   for (const char* op : {"qconv", "qconv depthwise", "max_pool", "qadd", "qavg_pool", "qmatmul"})
