@@ -6,37 +6,48 @@
 // whole element a write when E >= B (E a multiple of B), else (uops) `dw_n`
 // consecutive elements of one beat, shifted to the bottom of `dw_data`.
 // `ended` is high in End = max(S + 1, R0, completion of the last burst);
-// `busy_part` = T_setup + P + beats of the bursts requested so far.
-// Contract: T_setup >= 1; a new `start` only after `ended`; the beats of this
-// requester arrive in request order (`beat_valid`) and `cpl` is high in the
-// completion cycle of each of its bursts.
+// `busy_part` = T_setup + P + beats of the bursts requested so far (read at
+// End only: counted as the pads are written and the bursts granted).
+// Datapath (no multiplier but one, no divider): every address and entry is
+// a running sum stepped along the row/column loops; element sizes are powers
+// of two, so x * E is a shift; beats are assembled in place (slot k of the
+// element register written by beat k, the last beat passed through), a
+// sub-beat uop group is moved down by a log-depth shifter. Addresses are
+// kept modulo 2^AW (AW bits cover the DRAM: the range check faults any LOAD
+// reaching past it before a request), entries modulo 2^TSR_MEM_SRAM_W.
+// The one product: the first entry after the data rows, needed when a LOAD
+// has padding rows but no padding columns (ysize * xsize, from S + T_setup).
+// Contract: T_setup >= 1; a new `start` only after `ended`; `elem_bytes` is
+// a power of two, one of the header's TSR_ELEM_BYTES_*, at most MAXE; the beats
+// of this requester arrive in request order (`beat_valid`) and `cpl` is high
+// in the completion cycle of each of its bursts.
 module tsr_dma_rd #(
     parameter int MAXE = 64  // largest element (bytes) of the memory types served
 ) (
-    input  logic               clk,
-    input  logic               clr,
-    input  logic               run,
-    input  logic               start,
-    /* verilator lint_off UNUSEDSIGNAL */  // fields of other formats
-    input  logic [      127:0] insn,
+    input  logic                clk,
+    input  logic                clr,
+    input  logic                run,
+    input  logic                start,
+    /* verilator lint_off UNUSEDSIGNAL */  // fields of other formats; elem_bytes: one bit set
+    input  logic [       127:0] insn,
+    input  logic [        31:0] elem_bytes,
     /* verilator lint_on UNUSEDSIGNAL */
-    input  logic [       31:0] elem_bytes,
-    output logic               active,
-    output logic               pw_valid,
-    output logic [       31:0] pw_entry,
-    output logic               dw_valid,
-    output logic [       31:0] dw_entry,
-    output logic [       31:0] dw_n,
-    output logic [8*WD-1:0]    dw_data,
-    output logic               req,
-    output logic [       63:0] req_addr,
-    output logic [       12:0] req_bytes,
-    input  logic               grant,
-    input  logic               beat_valid,
+    output logic                active,
+    output logic                pw_valid,
+    output logic [        31:0] pw_entry,
+    output logic                dw_valid,
+    output logic [        31:0] dw_entry,
+    output logic [        31:0] dw_n,
+    output logic [    8*WD-1:0] dw_data,
+    output logic                req,
+    output logic [        63:0] req_addr,
+    output logic [        12:0] req_bytes,
+    input  logic                grant,
+    input  logic                beat_valid,
     input  logic [8*BEAT_B-1:0] beat_data,
-    input  logic               cpl,
-    output logic               ended,
-    output logic [       63:0] busy_part
+    input  logic                cpl,
+    output logic                ended,
+    output logic [        63:0] busy_part
 );
   /* verilator lint_off UNUSEDPARAM */
 `include "tessera_cfg.vh"
@@ -45,178 +56,258 @@ module tsr_dma_rd #(
   localparam int WD = MAXE > BEAT_B ? MAXE : BEAT_B;
   localparam int T_SETUP = TSR_CFG_TIMING_DMA_SETUP_CYCLES;
   localparam int MAXB = TSR_BURST_MAX_BEATS * BEAT_B;
+  localparam int LOGB = $clog2(BEAT_B);
+  localparam int LB_W = LOGB > 0 ? LOGB : 1;
+  localparam int NBEAT = WD / BEAT_B;  // beat slots of an element
+  localparam int BI_W = NBEAT > 1 ? $clog2(NBEAT) : 1;
+  localparam int LE_W = $clog2($clog2(WD) + 1);  // log2(E) <= log2(WD)
+  // The smallest element: sub-beat groups start at multiples of it.
+  localparam int G01 = TSR_ELEM_BYTES_UOP < TSR_ELEM_BYTES_INP ? TSR_ELEM_BYTES_UOP : TSR_ELEM_BYTES_INP;
+  localparam int G23 = TSR_ELEM_BYTES_WGT < TSR_ELEM_BYTES_ACC8 ? TSR_ELEM_BYTES_WGT : TSR_ELEM_BYTES_ACC8;
+  localparam int G = G01 < G23 ? (G01 < TSR_ELEM_BYTES_ACC ? G01 : TSR_ELEM_BYTES_ACC) :
+                                 (G23 < TSR_ELEM_BYTES_ACC ? G23 : TSR_ELEM_BYTES_ACC);
+  localparam int NG = BEAT_B > G ? BEAT_B / G : 1;  // sub-beat shift positions
+  localparam int NG_W = NG > 1 ? $clog2(NG) : 1;
+  localparam int LOGG = $clog2(G);
+  localparam int AW = $clog2(TSR_CFG_DRAM_SIZE_BYTES);
+  localparam int EW = TSR_MEM_SRAM_W;
+  localparam int XW = TSR_MEM_X_SIZE_W, YW = TSR_MEM_Y_SIZE_W, PW = TSR_MEM_Y_PAD0_W, SW = TSR_MEM_X_STRIDE_W;
+  localparam int RW = (YW > PW ? YW : PW) + 2;  // rows, padding included
+  localparam int CW = (XW > PW ? XW : PW) + 2;  // columns, padding included
+  localparam int RBW = XW + $clog2(WD) + 1;  // bytes of a data row
+  localparam int OW = $clog2(TSR_CFG_DRAM_MAX_OUTSTANDING + 2);
+  localparam int WC_W = $clog2(T_SETUP + 1) + 1;
 
-  // Instruction fields.
-  logic [31:0] f_sram, f_ysize, f_xsize, f_stride, f_yp0, f_yp1, f_xp0, f_xp1;
-  logic [63:0] f_dram;
+  // log2(elem_bytes): a power of two of at most WD bytes.
+  logic [LE_W-1:0] f_le;
   always_comb begin
-    f_sram = 32'(insn[TSR_MEM_SRAM_LSB+:TSR_MEM_SRAM_W]);
-    f_dram = 64'(insn[TSR_MEM_DRAM_LSB+:TSR_MEM_DRAM_W]);
-    f_ysize = 32'(insn[TSR_MEM_Y_SIZE_LSB+:TSR_MEM_Y_SIZE_W]);
-    f_xsize = 32'(insn[TSR_MEM_X_SIZE_LSB+:TSR_MEM_X_SIZE_W]);
-    f_stride = 32'(insn[TSR_MEM_X_STRIDE_LSB+:TSR_MEM_X_STRIDE_W]);
-    f_yp0 = 32'(insn[TSR_MEM_Y_PAD0_LSB+:TSR_MEM_Y_PAD0_W]);
-    f_yp1 = 32'(insn[TSR_MEM_Y_PAD1_LSB+:TSR_MEM_Y_PAD1_W]);
-    f_xp0 = 32'(insn[TSR_MEM_X_PAD0_LSB+:TSR_MEM_X_PAD0_W]);
-    f_xp1 = 32'(insn[TSR_MEM_X_PAD1_LSB+:TSR_MEM_X_PAD1_W]);
+    f_le = '0;
+    for (int i = 0; i < (1 << LE_W) && i < 32; i++) if (elem_bytes[i]) f_le = LE_W'(i);
   end
 
+  // Instruction fields.
+  logic [EW-1:0] f_sram;
+  logic [AW-1:0] f_dram;
+  logic [YW-1:0] f_ysize;
+  logic [XW-1:0] f_xsize;
+  logic [SW-1:0] f_stride;
+  logic [PW-1:0] f_yp0, f_yp1, f_xp0, f_xp1;
+  always_comb begin
+    f_sram = EW'(insn[TSR_MEM_SRAM_LSB+:TSR_MEM_SRAM_W]);
+    f_dram = AW'(insn[TSR_MEM_DRAM_LSB+:TSR_MEM_DRAM_W]) << f_le;
+    f_ysize = insn[TSR_MEM_Y_SIZE_LSB+:TSR_MEM_Y_SIZE_W];
+    f_xsize = insn[TSR_MEM_X_SIZE_LSB+:TSR_MEM_X_SIZE_W];
+    f_stride = insn[TSR_MEM_X_STRIDE_LSB+:TSR_MEM_X_STRIDE_W];
+    f_yp0 = insn[TSR_MEM_Y_PAD0_LSB+:TSR_MEM_Y_PAD0_W];
+    f_yp1 = insn[TSR_MEM_Y_PAD1_LSB+:TSR_MEM_Y_PAD1_W];
+    f_xp0 = insn[TSR_MEM_X_PAD0_LSB+:TSR_MEM_X_PAD0_W];
+    f_xp1 = insn[TSR_MEM_X_PAD1_LSB+:TSR_MEM_X_PAD1_W];
+  end
+  // yp0 * c: shift-add over the few bits of the padding field.
+  function automatic logic [EW-1:0] pad_times(input logic [PW-1:0] p, input logic [EW-1:0] c);
+    logic [EW-1:0] s;
+    s = '0;
+    for (int i = 0; i < PW; i++) if (p[i]) s = s + (c << i);
+    pad_times = s;
+  endfunction
+
   // Held copies (from the start edge on).
-  logic [31:0] sram, ysize, xsize, yp0, xp0, xp1, cols, rows_data, ebytes;
-  logic [63:0] pitch_bytes, row_bytes;
-  logic [31:0] wait_cnt, pads_left;
-  logic [63:0] beats_sum, pads_total;
-  logic [31:0] own_out;
+  logic [YW-1:0] rows_data, rq_row;
+  logic [XW-1:0] xsize, rx_elem;
+  logic [PW-1:0] xp0;
+  logic [RW-1:0] yp0, yend, rows;
+  logic [CW-1:0] cols;
+  logic [LE_W-1:0] le;
+  logic sub, pads_on, no_xpad;
+  logic [BI_W-1:0] last_beat;  // beats per element - 1
+  logic [AW-1:0] pitch;
+  logic [RBW-1:0] row_bytes;
+  logic [WC_W-1:0] wait_cnt;
+  logic [63:0] busy_cnt;
+  logic [OW-1:0] own_out;
 
   // Padding enumerator: position (pr, pc) and the entry of (pr, 0).
-  logic [31:0] pr, pc, pbase;
-  function automatic logic is_data_row(input logic [31:0] r, input logic [31:0] p0, input logic [31:0] ys);
-    is_data_row = r >= p0 && r < p0 + ys;
+  logic [RW-1:0] pr;
+  logic [CW-1:0] pc;
+  logic [EW-1:0] pbase, post_base;  // post_base: the entry after the data rows (no padding columns)
+  logic pad_left;
+  function automatic logic is_data_row(input logic [RW-1:0] r, input logic [RW-1:0] p0, input logic [RW-1:0] pe);
+    is_data_row = r >= p0 && r < pe;
   endfunction
-  // First padding position in row r or later: (row, col).
-  function automatic logic [63:0] enter_row(input logic [31:0] r, input logic [31:0] p0, input logic [31:0] ys,
-                                            input logic [31:0] x0, input logic [31:0] x1, input logic [31:0] xs);
-    logic [31:0] rr, cc;
-    rr = r;
-    if (is_data_row(rr, p0, ys) && x0 + x1 == 0) rr = p0 + ys;
-    cc = (is_data_row(rr, p0, ys) && x0 == 0) ? xs : 32'd0;
-    enter_row = {rr, cc};
-  endfunction
+  assign pad_left = pads_on && pr < rows;
 
-  logic [31:0] nxt_r, nxt_c;
+  logic [RW-1:0] nxt_r;
+  logic [CW-1:0] nxt_c;
+  logic [EW-1:0] nxt_base;
   always_comb begin
-    logic [63:0] e;
-    e = '0;
+    logic [RW-1:0] r1;
+    r1 = pr + 1'b1;
     nxt_r = pr;
-    nxt_c = pc + 1;
-    if (is_data_row(pr, yp0, ysize) && nxt_c == xp0) nxt_c = xp0 + xsize;
-    if (nxt_c >= cols) begin
-      e = enter_row(pr + 1, yp0, ysize, xp0, xp1, xsize);
-      nxt_r = e[63:32];
-      nxt_c = e[31:0];
+    nxt_c = pc + 1'b1;
+    nxt_base = pbase;
+    if (is_data_row(pr, yp0, yend) && nxt_c == CW'(xp0)) nxt_c = CW'(xp0) + CW'(xsize);
+    if (nxt_c >= cols) begin  // the first padding position in row pr + 1 or later
+      nxt_r = r1;
+      nxt_base = pbase + EW'(cols);
+      if (is_data_row(r1, yp0, yend) && no_xpad) begin
+        nxt_r = yend;
+        nxt_base = post_base;
+      end
+      nxt_c = (is_data_row(nxt_r, yp0, yend) && xp0 == 0) ? CW'(xsize) : '0;
     end
   end
 
-  // Requests.
-  logic [31:0] rq_row;
-  logic [63:0] rq_row_addr, rq_off, a, bytes, to_bound;
+  // Requests: the running address, the row's address and the bytes left in the row.
+  logic [AW-1:0] rq_addr, rq_row_addr;
+  logic [RBW-1:0] rq_left;
+  logic [12:0] to_bound, bytes;
+  logic [13:0] rq_span, rq_beats;
   always_comb begin
-    a = rq_row_addr + rq_off;
-    to_bound = 64'd4096 - {52'd0, a[11:0]};
-    bytes = row_bytes - rq_off;
-    if (bytes > to_bound) bytes = to_bound;
-    if (bytes > 64'(MAXB)) bytes = 64'(MAXB);
+    to_bound = 13'd4096 - {1'b0, rq_addr[11:0]};
+    bytes = to_bound;
+    if (RBW'(bytes) > rq_left) bytes = 13'(rq_left);
+    if (32'(bytes) > MAXB) bytes = 13'(MAXB);
+    rq_span = 14'(rq_addr % AW'(BEAT_B)) + 14'(bytes) + 14'(BEAT_B - 1);
+    rq_beats = rq_span >> LOGB;
   end
-  assign req = active && run && wait_cnt == 0 && pads_left == 0 && rq_row != rows_data;
-  assign req_addr = a;
-  assign req_bytes = 13'(bytes);
+  assign req = active && run && wait_cnt == 0 && !pad_left && rq_row != rows_data;
+  assign req_addr = 64'(rq_addr);
+  assign req_bytes = bytes;
 
-  assign pw_valid = active && wait_cnt == 0 && pads_left != 0;
-  assign pw_entry = pbase + pc;
+  assign pw_valid = active && wait_cnt == 0 && pad_left;
+  logic [EW-1:0] pentry;
+  assign pentry = pbase + EW'(pc);
+  assign pw_entry = 32'(pentry);
 
-  assign ended = active && wait_cnt == 0 && pads_left == 0 && rq_row == rows_data && own_out == 32'(cpl);
-  assign busy_part = 64'(T_SETUP) + pads_total + beats_sum;
+  assign ended = active && wait_cnt == 0 && !pad_left && rq_row == rows_data && own_out == OW'(cpl);
+  assign busy_part = busy_cnt;
 
-  // Receiving.
-  logic [31:0] rx_entry, rx_elem, rx_beat, rx_base;
-  logic [63:0] rx_addr, rx_row_addr;
-  logic [8*WD-1:0] asm_q, asm_d;
-  logic [31:0] n_now, beats_per_elem;
-  logic sub_beat, row_done;
-  assign sub_beat = ebytes < 32'(BEAT_B);
-  assign beats_per_elem = sub_beat ? 32'd1 : ebytes / 32'(BEAT_B);
+  // Receiving: element slot k holds beat k; the element's last beat is passed
+  // through. Sub-beat: rx_lo is the byte offset of the next element in its beat.
+  logic [EW-1:0] rx_entry, rx_base;
+  logic [LB_W-1:0] rx_lo, rx_row_lo;
+  logic [BI_W-1:0] rx_beat;
+  logic [8*BEAT_B-1:0] asm_q[NBEAT];
+  logic [8*BEAT_B-1:0] sub_data;
+  logic [XW:0] n_now;
+  logic row_done, beat_last;
   always_comb begin
-    logic [31:0] slot0;
-    asm_d = asm_q;
-    asm_d[rx_beat*8*BEAT_B%(8*WD)+:8*BEAT_B] = beat_data;
-    slot0 = sub_beat ? 32'(rx_addr % 64'(BEAT_B)) / ebytes : 32'd0;
-    n_now = sub_beat ? 32'(BEAT_B) / ebytes - slot0 : 32'd1;
-    if (n_now > xsize - rx_elem) n_now = xsize - rx_elem;
-    dw_valid = beat_valid && (sub_beat || rx_beat == beats_per_elem - 1);
-    dw_entry = rx_entry;
-    dw_n = n_now;
-    dw_data = sub_beat ? (8 * WD)'(beat_data) >> (slot0 * ebytes * 8) : asm_d;
-    row_done = dw_valid && rx_elem + n_now == xsize;
+    logic [LB_W:0] room;
+    logic [NG_W-1:0] sh;
+    room = (LB_W + 1)'(BEAT_B) - (LB_W + 1)'(rx_lo);
+    room = room >> le;
+    n_now = sub ? (XW + 1)'(room) : (XW + 1)'(1);
+    if (n_now > (XW + 1)'(xsize - rx_elem)) n_now = (XW + 1)'(xsize - rx_elem);
+    beat_last = sub || rx_beat == last_beat;
+    dw_valid = beat_valid && beat_last;
+    dw_entry = 32'(rx_entry);
+    dw_n = 32'(n_now);
+    sh = NG_W'(rx_lo >> LOGG);
+    sub_data = beat_data;
+    for (int s = 0; s < NG_W; s++) if (NG > 1 && sh[s]) sub_data = sub_data >> (8 * G << s);
+    row_done = dw_valid && XW'(rx_elem + XW'(n_now)) == xsize;
+  end
+  for (genvar k = 0; k < NBEAT; k++) begin : g_slot
+    // Can beat k be the last of an element of this config?
+    localparam bit LASTOK = (k + 1) * BEAT_B == TSR_ELEM_BYTES_INP || (k + 1) * BEAT_B == TSR_ELEM_BYTES_WGT ||
+        (k + 1) * BEAT_B == TSR_ELEM_BYTES_ACC || (k + 1) * BEAT_B == TSR_ELEM_BYTES_ACC8 ||
+        (k + 1) * BEAT_B == TSR_ELEM_BYTES_UOP || k == 0;
+    if (k == 0) begin : g_bottom
+      assign dw_data[0+:8*BEAT_B] = sub ? sub_data : (rx_beat == 0 ? beat_data : asm_q[0]);
+    end else if (LASTOK) begin : g_last
+      assign dw_data[k*8*BEAT_B+:8*BEAT_B] = rx_beat == BI_W'(k) ? beat_data : asm_q[k];
+    end else begin : g_mid
+      assign dw_data[k*8*BEAT_B+:8*BEAT_B] = asm_q[k];
+    end
+    always_ff @(posedge clk) if (beat_valid && rx_beat == BI_W'(k)) asm_q[k] <= beat_data;
   end
 
   always_ff @(posedge clk) begin
     if (clr) begin
       active <= 1'b0;
       wait_cnt <= '0;
-      pads_left <= '0;
+      pads_on <= 1'b0;
       rq_row <= '0;
       rows_data <= '0;
       own_out <= '0;
     end else begin
-      own_out <= own_out + 32'(grant) - 32'(cpl);
+      own_out <= own_out + OW'(grant) - OW'(cpl);
       if (start) begin
-        logic [63:0] e0;
-        logic [31:0] c, p;
-        c = f_xp0 + f_xsize + f_xp1;
+        logic [CW-1:0] c;
+        logic [RW-1:0] ye;
+        logic [EW-1:0] rb;
+        logic nx, skip0;
+        c = CW'(f_xp0) + CW'(f_xsize) + CW'(f_xp1);
+        ye = RW'(f_yp0) + RW'(f_ysize);
+        nx = f_xp0 == 0 && f_xp1 == 0;
+        rb = f_sram + pad_times(f_yp0, EW'(c)) + EW'(f_xp0);
         active <= 1'b1;
-        sram <= f_sram;
-        ysize <= f_ysize;
         xsize <= f_xsize;
-        yp0 <= f_yp0;
+        yp0 <= RW'(f_yp0);
+        yend <= ye;
+        rows <= ye + RW'(f_yp1);
         xp0 <= f_xp0;
-        xp1 <= f_xp1;
         cols <= c;
-        ebytes <= elem_bytes;
-        rows_data <= f_xsize != 0 ? f_ysize : 32'd0;
-        pitch_bytes <= 64'(f_stride) * 64'(elem_bytes);
-        row_bytes <= 64'(f_xsize) * 64'(elem_bytes);
-        wait_cnt <= 32'(T_SETUP - 1);
-        p = (f_yp0 + f_ysize + f_yp1) * c - f_ysize * f_xsize;
-        pads_left <= p;
-        pads_total <= 64'(p);
-        beats_sum <= '0;
-        e0 = enter_row(32'd0, f_yp0, f_ysize, f_xp0, f_xp1, f_xsize);
-        pr <= e0[63:32];
-        pc <= e0[31:0];
-        pbase <= f_sram + e0[63:32] * c;
+        no_xpad <= nx;
+        pads_on <= c != 0;
+        le <= f_le;
+        sub <= 32'(elem_bytes) < BEAT_B;
+        last_beat <= BI_W'((elem_bytes >> LOGB) - 1);
+        rows_data <= f_xsize != 0 ? f_ysize : '0;
+        pitch <= AW'(f_stride) << f_le;
+        row_bytes <= RBW'(f_xsize) << f_le;
+        wait_cnt <= WC_W'(T_SETUP - 1);
+        busy_cnt <= 64'(T_SETUP);
+        // enter_row(0): with no padding columns and data from row 0 the
+        // padding starts after the data rows (its entry is post_base then).
+        skip0 = f_yp0 == 0 && f_ysize != 0 && nx;
+        pr <= skip0 ? ye : '0;
+        pc <= (!skip0 && f_yp0 == 0 && f_ysize != 0 && f_xp0 == 0) ? CW'(f_xsize) : '0;
+        post_base <= rb + EW'(EW'(f_ysize) * EW'(f_xsize));
+        pbase <= skip0 ? rb + EW'(EW'(f_ysize) * EW'(f_xsize)) : f_sram;
         rq_row <= '0;
-        rq_row_addr <= f_dram * 64'(elem_bytes);
-        rq_off <= '0;
-        rx_base <= f_sram + f_yp0 * c + f_xp0;
-        rx_entry <= f_sram + f_yp0 * c + f_xp0;
+        rq_row_addr <= f_dram;
+        rq_addr <= f_dram;
+        rq_left <= RBW'(f_xsize) << f_le;
+        rx_base <= rb;
+        rx_entry <= rb;
         rx_elem <= '0;
         rx_beat <= '0;
-        rx_addr <= f_dram * 64'(elem_bytes);
-        rx_row_addr <= f_dram * 64'(elem_bytes);
+        rx_lo <= LB_W'(f_dram % AW'(BEAT_B));
+        rx_row_lo <= LB_W'(f_dram % AW'(BEAT_B));
       end else begin
         if (ended) active <= 1'b0;
-        if (active && wait_cnt != 0) wait_cnt <= wait_cnt - 1;
+        if (active && wait_cnt != 0) wait_cnt <= wait_cnt - 1'b1;
         if (pw_valid) begin
-          pads_left <= pads_left - 1;
+          busy_cnt <= busy_cnt + 64'd1;
           pr <= nxt_r;
           pc <= nxt_c;
-          if (nxt_r != pr) pbase <= sram + nxt_r * cols;
+          pbase <= nxt_base;
         end
         if (grant) begin
-          beats_sum <= beats_sum + ((a % 64'(BEAT_B)) + bytes + 64'(BEAT_B) - 64'd1) / 64'(BEAT_B);
-          if (rq_off + bytes == row_bytes) begin
-            rq_row <= rq_row + 1;
-            rq_row_addr <= rq_row_addr + pitch_bytes;
-            rq_off <= '0;
+          busy_cnt <= busy_cnt + 64'(rq_beats);
+          if (RBW'(bytes) == rq_left) begin
+            rq_row <= rq_row + 1'b1;
+            rq_row_addr <= rq_row_addr + pitch;
+            rq_addr <= rq_row_addr + pitch;
+            rq_left <= row_bytes;
           end else begin
-            rq_off <= rq_off + bytes;
+            rq_addr <= rq_addr + AW'(bytes);
+            rq_left <= rq_left - RBW'(bytes);
           end
         end
-        if (beat_valid) begin
-          asm_q <= asm_d;
-          rx_beat <= (rx_beat == beats_per_elem - 1) ? 32'd0 : rx_beat + 1;
-        end
+        if (beat_valid) rx_beat <= beat_last ? '0 : rx_beat + 1'b1;
         if (dw_valid) begin
           if (row_done) begin
-            rx_base <= rx_base + cols;
-            rx_entry <= rx_base + cols;
+            rx_base <= rx_base + EW'(cols);
+            rx_entry <= rx_base + EW'(cols);
             rx_elem <= '0;
-            rx_row_addr <= rx_row_addr + pitch_bytes;
-            rx_addr <= rx_row_addr + pitch_bytes;
+            rx_row_lo <= rx_row_lo + LB_W'(pitch % AW'(BEAT_B));
+            rx_lo <= rx_row_lo + LB_W'(pitch % AW'(BEAT_B));
           end else begin
-            rx_entry <= rx_entry + n_now;
-            rx_elem <= rx_elem + n_now;
-            rx_addr <= rx_addr + 64'(n_now) * 64'(ebytes);
+            rx_entry <= rx_entry + EW'(n_now);
+            rx_elem <= rx_elem + XW'(n_now);
+            rx_lo <= rx_lo + LB_W'(n_now << le);
           end
         end
       end

@@ -8,6 +8,13 @@
 // channel, so the beat the slave takes with WREADY is always presented
 // (the W channel carries only this engine's bursts, in request order).
 // `ended` is high in End = max(S + 1, S + T_setup, last write response).
+// Datapath: no multiplier, no divider. Out elements are a power of two of
+// bytes (x * E is a shift); every address is a running sum stepped along the
+// rows (data entries before row r: + x_size per data row); the generator
+// keeps only the low 12 bits of its address (the 4 KiB split). Request
+// addresses are kept modulo 2^AW (AW bits cover the DRAM: the range check
+// faults a STORE reaching past it before any request), entries modulo
+// 2^TSR_MEM_SRAM_W.
 // Contract: T_setup >= 1; out elements are a multiple of B bytes (so every
 // burst is B-aligned); `cpl` is high in the completion cycle of each burst.
 module tsr_dma_wr (
@@ -44,53 +51,75 @@ module tsr_dma_wr (
   localparam int T_SETUP = TSR_CFG_TIMING_DMA_SETUP_CYCLES;
   localparam int MAXB = TSR_BURST_MAX_BEATS * BEAT_B;
   localparam int LANES_PER_BEAT = 8 * BEAT_B / TSR_OUT_BITS;
+  localparam int LOGB = $clog2(BEAT_B);
+  localparam int LOGE = $clog2(E);
+  localparam int BI_W = EB > 1 ? $clog2(EB) : 1;
+  localparam int AW = $clog2(TSR_CFG_DRAM_SIZE_BYTES);
+  localparam int EW = TSR_MEM_SRAM_W;
+  localparam int XW = TSR_MEM_X_SIZE_W, YW = TSR_MEM_Y_SIZE_W, PW = TSR_MEM_Y_PAD0_W, SW = TSR_MEM_X_STRIDE_W;
+  localparam int RW = (YW > PW ? YW : PW) + 2;  // rows, padding included
+  localparam int CW = (XW > PW ? XW : PW) + 2;  // columns, padding included
+  localparam int RBW = CW + LOGE;  // bytes of a DRAM row
+  localparam int OW = $clog2(TSR_CFG_DRAM_MAX_OUTSTANDING + 2);
+  localparam int WC_W = $clog2(T_SETUP + 1) + 1;
 
-  logic [31:0] f_sram, f_ysize, f_xsize, f_stride, f_yp0, f_yp1, f_xp0, f_xp1;
-  logic [63:0] f_dram;
+  logic [EW-1:0] f_sram;
+  logic [AW-1:0] f_dram;
+  logic [YW-1:0] f_ysize;
+  logic [XW-1:0] f_xsize;
+  logic [SW-1:0] f_stride;
+  logic [PW-1:0] f_yp0, f_yp1, f_xp0, f_xp1;
   logic [7:0] f_pad;
+  logic [CW-1:0] f_cols;
+  logic [RW-1:0] f_rows;
   always_comb begin
-    f_sram = 32'(insn[TSR_MEM_SRAM_LSB+:TSR_MEM_SRAM_W]);
-    f_dram = 64'(insn[TSR_MEM_DRAM_LSB+:TSR_MEM_DRAM_W]);
-    f_ysize = 32'(insn[TSR_MEM_Y_SIZE_LSB+:TSR_MEM_Y_SIZE_W]);
-    f_xsize = 32'(insn[TSR_MEM_X_SIZE_LSB+:TSR_MEM_X_SIZE_W]);
-    f_stride = 32'(insn[TSR_MEM_X_STRIDE_LSB+:TSR_MEM_X_STRIDE_W]);
-    f_yp0 = 32'(insn[TSR_MEM_Y_PAD0_LSB+:TSR_MEM_Y_PAD0_W]);
-    f_yp1 = 32'(insn[TSR_MEM_Y_PAD1_LSB+:TSR_MEM_Y_PAD1_W]);
-    f_xp0 = 32'(insn[TSR_MEM_X_PAD0_LSB+:TSR_MEM_X_PAD0_W]);
-    f_xp1 = 32'(insn[TSR_MEM_X_PAD1_LSB+:TSR_MEM_X_PAD1_W]);
+    f_sram = EW'(insn[TSR_MEM_SRAM_LSB+:TSR_MEM_SRAM_W]);
+    f_dram = AW'(insn[TSR_MEM_DRAM_LSB+:TSR_MEM_DRAM_W]) << LOGE;
+    f_ysize = insn[TSR_MEM_Y_SIZE_LSB+:TSR_MEM_Y_SIZE_W];
+    f_xsize = insn[TSR_MEM_X_SIZE_LSB+:TSR_MEM_X_SIZE_W];
+    f_stride = insn[TSR_MEM_X_STRIDE_LSB+:TSR_MEM_X_STRIDE_W];
+    f_yp0 = insn[TSR_MEM_Y_PAD0_LSB+:TSR_MEM_Y_PAD0_W];
+    f_yp1 = insn[TSR_MEM_Y_PAD1_LSB+:TSR_MEM_Y_PAD1_W];
+    f_xp0 = insn[TSR_MEM_X_PAD0_LSB+:TSR_MEM_X_PAD0_W];
+    f_xp1 = insn[TSR_MEM_X_PAD1_LSB+:TSR_MEM_X_PAD1_W];
     f_pad = insn[TSR_MEM_PAD_LSB+:8];
+    f_cols = CW'(f_xp0) + CW'(f_xsize) + CW'(f_xp1);
+    f_rows = f_cols != 0 ? RW'(f_yp0) + RW'(f_ysize) + RW'(f_yp1) : '0;
   end
 
   // Held fields.
-  logic [31:0] h_ysize, h_xsize, h_yp0, h_xp0, h_cols, h_rows;
-  logic [63:0] h_pitch, h_row_bytes;
+  logic [RW-1:0] h_yp0, h_yend, h_rows;
+  logic [CW-1:0] h_xp0, h_xend, h_cols;
+  logic [XW-1:0] h_xsize;
+  logic [AW-1:0] h_pitch;
+  logic [RBW-1:0] h_row_bytes;
   logic [7:0] h_pad;
 
   // ---- Requests -------------------------------------------------------------
-  logic [31:0] wait_cnt, rd_done, rq_row, row_data, own_out;
-  logic [63:0] rq_row_addr, rq_off, beats_sum, a, bytes, to_bound;
+  logic [WC_W-1:0] wait_cnt;
+  logic [31:0] rd_done, row_data;
+  logic [RW-1:0] rq_row, rq_next;
+  logic [OW-1:0] own_out;
+  logic [63:0] busy_cnt;
+  logic [AW-1:0] rq_addr, rq_row_addr;
+  logic [RBW-1:0] rq_left;
+  logic [12:0] bytes, to_bound, rq_beats;
   always_comb begin
-    a = rq_row_addr + rq_off;
-    to_bound = 64'd4096 - {52'd0, a[11:0]};
-    bytes = h_row_bytes - rq_off;
-    if (bytes > to_bound) bytes = to_bound;
-    if (bytes > 64'(MAXB)) bytes = 64'(MAXB);
+    to_bound = 13'd4096 - {1'b0, rq_addr[11:0]};
+    bytes = to_bound;
+    if (RBW'(bytes) > rq_left) bytes = 13'(rq_left);
+    if (32'(bytes) > MAXB) bytes = 13'(MAXB);
+    rq_beats = bytes >> LOGB;
   end
+  assign rq_next = rq_row + 1'b1;
   assign req = active && run && wait_cnt == 0 && rq_row != h_rows && rd_done >= row_data;
-  assign req_addr = a;
-  assign req_bytes = 13'(bytes);
-  assign ended = active && wait_cnt == 0 && rq_row == h_rows && own_out == 32'(cpl);
-  assign busy_part = 64'(T_SETUP) + beats_sum;
+  assign req_addr = 64'(rq_addr);
+  assign req_bytes = bytes;
+  assign ended = active && wait_cnt == 0 && rq_row == h_rows && own_out == OW'(cpl);
+  assign busy_part = busy_cnt;
 
-  function automatic logic [31:0] row_data_of(input logic [31:0] r, input logic [31:0] p0, input logic [31:0] ys,
-                                              input logic [31:0] xs);
-    logic [31:0] k;
-    if (r + 1 <= p0) k = 0;
-    else k = r + 1 - p0;
-    if (k > ys) k = ys;
-    row_data_of = k * xs;
-  endfunction
-
+  // Data entries of DRAM rows 0..r: row_data(0) = (yp0 == 0 && ysize != 0) ? xsize : 0,
+  // row_data(r + 1) = row_data(r) + (r + 1 a data row ? xsize : 0).
   always_ff @(posedge clk) begin
     if (clr) begin
       active <= 1'b0;
@@ -99,40 +128,42 @@ module tsr_dma_wr (
       h_rows <= '0;
       own_out <= '0;
     end else begin
-      own_out <= own_out + 32'(grant) - 32'(cpl);
+      own_out <= own_out + OW'(grant) - OW'(cpl);
       if (start) begin
-        logic [31:0] c;
-        c = f_xp0 + f_xsize + f_xp1;
         active <= 1'b1;
-        h_ysize <= f_ysize;
         h_xsize <= f_xsize;
-        h_yp0 <= f_yp0;
-        h_xp0 <= f_xp0;
-        h_cols <= c;
-        h_rows <= c != 0 ? f_yp0 + f_ysize + f_yp1 : 32'd0;
-        h_pitch <= 64'(f_stride) * 64'(E);
-        h_row_bytes <= 64'(c) * 64'(E);
+        h_yp0 <= RW'(f_yp0);
+        h_yend <= RW'(f_yp0) + RW'(f_ysize);
+        h_xp0 <= CW'(f_xp0);
+        h_xend <= CW'(f_xp0) + CW'(f_xsize);
+        h_cols <= f_cols;
+        h_rows <= f_rows;
+        h_pitch <= AW'(f_stride) << LOGE;
+        h_row_bytes <= RBW'(f_cols) << LOGE;
         h_pad <= f_pad;
-        wait_cnt <= 32'(T_SETUP - 1);
+        wait_cnt <= WC_W'(T_SETUP - 1);
         rd_done <= '0;
         rq_row <= '0;
-        row_data <= row_data_of(32'd0, f_yp0, f_ysize, f_xsize);
-        rq_row_addr <= f_dram * 64'(E);
-        rq_off <= '0;
-        beats_sum <= '0;
+        row_data <= (f_yp0 == 0 && f_ysize != 0) ? 32'(f_xsize) : '0;
+        rq_row_addr <= f_dram;
+        rq_addr <= f_dram;
+        rq_left <= RBW'(f_cols) << LOGE;
+        busy_cnt <= 64'(T_SETUP);
       end else begin
         if (ended) active <= 1'b0;
-        if (active && wait_cnt != 0) wait_cnt <= wait_cnt - 1;
+        if (active && wait_cnt != 0) wait_cnt <= wait_cnt - 1'b1;
         if (active && wait_cnt == 0) rd_done <= rd_done + 1;
         if (grant) begin
-          beats_sum <= beats_sum + bytes / 64'(BEAT_B);
-          if (rq_off + bytes == h_row_bytes) begin
-            rq_row <= rq_row + 1;
-            row_data <= row_data_of(rq_row + 1, h_yp0, h_ysize, h_xsize);
+          busy_cnt <= busy_cnt + 64'(rq_beats);
+          if (RBW'(bytes) == rq_left) begin
+            rq_row <= rq_next;
+            if (rq_next >= h_yp0 && rq_next < h_yend) row_data <= row_data + 32'(h_xsize);
             rq_row_addr <= rq_row_addr + h_pitch;
-            rq_off <= '0;
+            rq_addr <= rq_row_addr + h_pitch;
+            rq_left <= h_row_bytes;
           end else begin
-            rq_off <= rq_off + bytes;
+            rq_addr <= rq_addr + AW'(bytes);
+            rq_left <= rq_left - RBW'(bytes);
           end
         end
       end
@@ -142,12 +173,22 @@ module tsr_dma_wr (
   // ---- W data generator (stage 0: position and scratchpad read; stage 1:
   // the beat) -----------------------------------------------------------------
   logic g_on;  // generating (held)
-  logic [31:0] g_r, g_c, g_beat, g_entry, g_left;
-  logic [63:0] g_row_addr, g_off;
+  logic [RW-1:0] g_r;
+  logic [CW-1:0] g_c;
+  logic [BI_W-1:0] g_beat;
+  logic [EW-1:0] g_entry;
+  logic [8:0] g_left;  // beats left in the burst (<= 256)
+  logic [11:0] g_row_lo, g_lo;  // the row's and the beat's address, modulo 4 KiB
+  logic [RBW-1:0] g_row_left;  // bytes of the row from this beat on
   // Values in this cycle: at the start cycle, the first position of the new STORE.
   logic k_on;
-  logic [31:0] k_r, k_c, k_beat, k_entry, k_left, k_ysize, k_xsize, k_yp0, k_xp0, k_cols, k_rows;
-  logic [63:0] k_row_addr, k_off, k_pitch, k_row_bytes;
+  logic [RW-1:0] k_r, k_yp0, k_yend, k_rows;
+  logic [CW-1:0] k_c, k_xp0, k_xend, k_cols;
+  logic [BI_W-1:0] k_beat;
+  logic [EW-1:0] k_entry;
+  logic [8:0] k_left;
+  logic [11:0] k_row_lo, k_lo, k_pitch_lo;
+  logic [RBW-1:0] k_row_left, k_row_bytes;
   always_comb begin
     if (start) begin
       k_on = 1'b1;
@@ -156,16 +197,17 @@ module tsr_dma_wr (
       k_beat = 0;
       k_entry = f_sram;
       k_left = 0;
-      k_row_addr = f_dram * 64'(E);
-      k_off = 0;
-      k_ysize = f_ysize;
-      k_xsize = f_xsize;
-      k_yp0 = f_yp0;
-      k_xp0 = f_xp0;
-      k_cols = f_xp0 + f_xsize + f_xp1;
-      k_rows = k_cols != 0 ? f_yp0 + f_ysize + f_yp1 : 32'd0;
-      k_pitch = 64'(f_stride) * 64'(E);
-      k_row_bytes = 64'(k_cols) * 64'(E);
+      k_row_lo = f_dram[11:0];
+      k_lo = f_dram[11:0];
+      k_row_left = RBW'(f_cols) << LOGE;
+      k_yp0 = RW'(f_yp0);
+      k_yend = RW'(f_yp0) + RW'(f_ysize);
+      k_xp0 = CW'(f_xp0);
+      k_xend = CW'(f_xp0) + CW'(f_xsize);
+      k_cols = f_cols;
+      k_rows = f_rows;
+      k_pitch_lo = 12'(f_stride) << LOGE;
+      k_row_bytes = RBW'(f_cols) << LOGE;
     end else begin
       k_on = g_on;
       k_r = g_r;
@@ -173,15 +215,16 @@ module tsr_dma_wr (
       k_beat = g_beat;
       k_entry = g_entry;
       k_left = g_left;
-      k_row_addr = g_row_addr;
-      k_off = g_off;
-      k_ysize = h_ysize;
-      k_xsize = h_xsize;
+      k_row_lo = g_row_lo;
+      k_lo = g_lo;
+      k_row_left = g_row_left;
       k_yp0 = h_yp0;
+      k_yend = h_yend;
       k_xp0 = h_xp0;
+      k_xend = h_xend;
       k_cols = h_cols;
       k_rows = h_rows;
-      k_pitch = h_pitch;
+      k_pitch_lo = h_pitch[11:0];
       k_row_bytes = h_row_bytes;
     end
   end
@@ -191,13 +234,15 @@ module tsr_dma_wr (
   logic [2:0] f_cnt;
   logic [1:0] f_rd, f_wr;
   logic s1_valid, s1_pad, s1_last;
-  logic [31:0] s1_beat;
+  logic [BI_W-1:0] s1_beat;
   logic [8*BEAT_B-1:0] s1_data, pad_beat;
   logic [7:0] s1_padv;
   always_comb begin
     for (int l = 0; l < LANES_PER_BEAT; l++)
       pad_beat[l*TSR_OUT_BITS+:TSR_OUT_BITS] = TSR_OUT_BITS'($signed(s1_padv));
-    s1_data = s1_pad ? pad_beat : rdata[s1_beat*8*BEAT_B%OUT_DW+:8*BEAT_B];
+    s1_data = rdata[0+:8*BEAT_B];
+    for (int b = 1; b < EB; b++) if (s1_beat == BI_W'(b)) s1_data = rdata[b*8*BEAT_B+:8*BEAT_B];
+    if (s1_pad) s1_data = pad_beat;
   end
   assign wvalid = f_cnt != 0 || s1_valid;
   assign wdata = f_cnt != 0 ? fifo[f_rd][8*BEAT_B-1:0] : s1_data;
@@ -209,21 +254,19 @@ module tsr_dma_wr (
 
   // Stage 0.
   logic is_pad, elem_last;
-  logic [63:0] bst_bytes, bbound;
-  logic [11:0] ba;
-  logic [31:0] bst_beats;
+  logic [12:0] bst_bytes, bbound;
+  logic [8:0] bst_beats;
   always_comb begin
-    is_pad = k_r < k_yp0 || k_r >= k_yp0 + k_ysize || k_c < k_xp0 || k_c >= k_xp0 + k_xsize;
-    elem_last = k_beat == 32'(EB - 1);
-    ba = k_row_addr[11:0] + k_off[11:0];
-    bbound = 64'd4096 - 64'(ba);
-    bst_bytes = k_row_bytes - k_off;
-    if (bst_bytes > bbound) bst_bytes = bbound;
-    if (bst_bytes > 64'(MAXB)) bst_bytes = 64'(MAXB);
-    bst_beats = 32'(bst_bytes / 64'(BEAT_B));
+    is_pad = k_r < k_yp0 || k_r >= k_yend || k_c < k_xp0 || k_c >= k_xend;
+    elem_last = k_beat == BI_W'(EB - 1);
+    bbound = 13'd4096 - {1'b0, k_lo};
+    bst_bytes = bbound;
+    if (RBW'(bst_bytes) > k_row_left) bst_bytes = 13'(k_row_left);
+    if (32'(bst_bytes) > MAXB) bst_bytes = 13'(MAXB);
+    bst_beats = 9'(bst_bytes >> LOGB);
   end
   assign re = issue && !is_pad && k_beat == 0;
-  assign raddr = k_entry;
+  assign raddr = 32'(k_entry);
 
   always_ff @(posedge clk) begin
     if (clr) begin
@@ -242,29 +285,31 @@ module tsr_dma_wr (
       f_cnt <= f_cnt + 3'(s1_to_fifo) - 3'(f_cnt != 0 && w_take);
       s1_valid <= issue;
       if (issue) begin
-        logic [31:0] left;
+        logic [8:0] left;
         left = k_left == 0 ? bst_beats : k_left;
         s1_pad <= is_pad;
         s1_beat <= k_beat;
         s1_padv <= start ? f_pad : h_pad;
         s1_last <= left == 1;
-        g_left <= left - 1;
+        g_left <= left - 1'b1;
         g_on <= 1'b1;
         g_r <= k_r;
         g_c <= k_c;
-        g_beat <= elem_last ? 32'd0 : k_beat + 1;
-        g_entry <= k_entry + 32'(elem_last && !is_pad);
-        g_row_addr <= k_row_addr;
-        g_off <= k_off + 64'(BEAT_B);
+        g_beat <= elem_last ? '0 : k_beat + 1'b1;
+        g_entry <= k_entry + EW'(elem_last && !is_pad);
+        g_row_lo <= k_row_lo;
+        g_lo <= k_lo + 12'(BEAT_B);
+        g_row_left <= k_row_left - RBW'(BEAT_B);
         if (elem_last) begin
-          if (k_c + 1 == k_cols) begin
-            g_r <= k_r + 1;
+          if (k_c + 1'b1 == k_cols) begin
+            g_r <= k_r + 1'b1;
             g_c <= 0;
-            g_row_addr <= k_row_addr + k_pitch;
-            g_off <= 0;
-            if (k_r + 1 == k_rows) g_on <= 1'b0;
+            g_row_lo <= k_row_lo + k_pitch_lo;
+            g_lo <= k_row_lo + k_pitch_lo;
+            g_row_left <= k_row_bytes;
+            if (k_r + 1'b1 == k_rows) g_on <= 1'b0;
           end else begin
-            g_c <= k_c + 1;
+            g_c <= k_c + 1'b1;
           end
         end
       end else if (start) begin
@@ -274,8 +319,9 @@ module tsr_dma_wr (
         g_beat <= 0;
         g_entry <= f_sram;
         g_left <= 0;
-        g_row_addr <= f_dram * 64'(E);
-        g_off <= 0;
+        g_row_lo <= f_dram[11:0];
+        g_lo <= f_dram[11:0];
+        g_row_left <= RBW'(f_cols) << LOGE;
       end
     end
   end
