@@ -241,4 +241,48 @@ Status EmitAdd(Stream& s, const HwConfig& cfg, const AddCodegen& a) {
   return Drain(s);
 }
 
+Status EmitMul(Stream& s, const HwConfig& cfg, const MulCodegen& m) {
+  const AccSplit acc = SplitAcc(cfg, 1);
+  const int64_t per = std::min<int64_t>(m.broadcast ? acc.half - 1 : acc.half / 2, 16384 - 1);
+  if (per < 1) return ResourceExhaustedError("{}: no accumulator space for an element-wise tile", m.name);
+  const int64_t chunks = CeilDiv(m.plane_tiles, per), total = m.planes * chunks;
+  KernelCache kernels;
+  TSR_RETURN_IF_ERROR(s.Load(MemType::kAcc, 0, m.params, 0, Dma2D{1, 1}));
+  for (int64_t t = 0; t < total; ++t) {
+    const int half = static_cast<int>(t % 2);
+    const int64_t plane = t / chunks, c0 = (t % chunks) * per, n = std::min(per, m.plane_tiles - c0);
+    const int64_t first = plane * m.plane_tiles + c0;
+    const int64_t base_a = acc.base[half], base_b = acc.base[half] + n;
+    if (t >= 2) TSR_RETURN_IF_ERROR(s.Pop(Module::kStore, Module::kCompute));
+    TSR_RETURN_IF_ERROR(s.Load(MemType::kAcc8, base_a, m.a, first, Dma2D{1, n}).WithContext(m.name));
+    if (m.broadcast) {
+      TSR_RETURN_IF_ERROR(s.Load(MemType::kAcc8, base_b, m.b, plane, Dma2D{1, 1}).WithContext(m.name));
+    } else {
+      TSR_RETURN_IF_ERROR(s.Load(MemType::kAcc8, base_b, m.b, first, Dma2D{1, n}).WithContext(m.name));
+    }
+    auto kern = [&](const char* what, int64_t src, int64_t src_step) {
+      return kernels.GetOrBuild(fmt::format("{} {} {} {}", what, n, half, src_step), [&]() -> StatusOr<Kernel> {
+        KernelBuilder kb(cfg, KernelKind::kAlu, m.name + " " + what);
+        kb.Outer(1, 0, 0).Inner(n, 1, src_step).Uop(base_a, src);
+        return kb.Build();
+      });
+    };
+    TSR_ASSIGN_OR_RETURN(Kernel product, kern("product", base_b, m.broadcast ? 0 : 1));
+    TSR_ASSIGN_OR_RETURN(Kernel scale, kern("scale", 0, 0));
+    TSR_RETURN_IF_ERROR(s.AluVec(product, AluOp::kMul));
+    TSR_RETURN_IF_ERROR(s.AluVec(scale, AluOp::kMulShr, m.shift));
+    if (m.act_min == -m.act_max - 1) {
+      TSR_RETURN_IF_ERROR(s.Alu(scale, AluOp::kClip, m.act_max));
+    } else {
+      TSR_RETURN_IF_ERROR(s.Alu(scale, AluOp::kMax, m.act_min));
+      TSR_RETURN_IF_ERROR(s.Alu(scale, AluOp::kMin, m.act_max));
+    }
+    TSR_RETURN_IF_ERROR(s.Push(Module::kCompute, Module::kStore));
+    TSR_RETURN_IF_ERROR(s.Pop(Module::kCompute, Module::kStore));
+    TSR_RETURN_IF_ERROR(s.Store(base_a, m.out, first, Dma2D{1, n}).WithContext(m.name));
+    if (t + 2 < total) TSR_RETURN_IF_ERROR(s.Push(Module::kStore, Module::kCompute));
+  }
+  return Drain(s);
+}
+
 }  // namespace tessera::backend

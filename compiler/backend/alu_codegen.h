@@ -7,6 +7,9 @@
 //   qavg_pool: MOV + ADD over the window (padding loads 0), MULSHR m, s, CLIP 127
 //   qadd:      MULSHR a by M_a >> s_a, MULSHR b by M_b >> s_b, ADD, SHR k,
 //              MAX act_min, MIN act_max
+//   qmul:      MUL a by b (b: one tile per image block and channel block when
+//              it is [N, C, 1, 1], read once per chunk), MULSHR M >> s,
+//              MAX act_min, MIN act_max
 #pragma once
 
 #include <cstdint>
@@ -35,10 +38,23 @@ struct AddCodegen {
   int64_t act_min = -128, act_max = 127;
 };
 
+struct MulCodegen {
+  std::string name;
+  // a's tiles as `planes` runs of `plane_tiles` (per image block and channel
+  // block: H*W tiles); b has one tile per plane (broadcast) or a's layout.
+  int64_t planes = 1, plane_tiles = 0;
+  bool broadcast = false;
+  Slot a, b, out;
+  Slot params;  // one accumulator row: M broadcast
+  int shift = 0;
+  int64_t act_min = -128, act_max = 127;
+};
+
 // Checks that a pool fits (window, padding, scratchpad) without emitting.
 Status CheckPool(const HwConfig& cfg, const PoolCodegen& p);
 
 Status EmitPool(Stream& s, const HwConfig& cfg, const PoolCodegen& p);
 Status EmitAdd(Stream& s, const HwConfig& cfg, const AddCodegen& a);
+Status EmitMul(Stream& s, const HwConfig& cfg, const MulCodegen& m);
 
 }  // namespace tessera::backend

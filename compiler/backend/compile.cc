@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "compiler/backend/channel_slices.h"
 #include "compiler/backend/constants.h"
 #include "compiler/backend/cost_model.h"
 #include "compiler/backend/graph_serde.h"
@@ -35,6 +36,7 @@ class Compiler {
     GraphToProto(g_, m_->mutable_graph());
     for (const ir::Value* v : g_.inputs()) host_.insert(v->name());
     TSR_ASSIGN_OR_RETURN(std::vector<Placement> parts, Partition(g_, cfg_, opts_.partition));
+    slices_ = PlanChannelSlices(cfg_, &parts);
     for (const Placement& p : parts) {
       switch (p.kind) {
         case PlaceKind::kCpu: TSR_RETURN_IF_ERROR(CpuStep(p)); break;
@@ -71,22 +73,39 @@ class Compiler {
 
   tsr::DeviceBuffer* Buffer(const std::string& name) { return m_->mutable_buffers(buffer_index_.at(name)); }
 
-  // The device value for an activation, creating its buffer on first use.
+  // The device value for an activation, creating its buffer on first use (a
+  // value in a channel slice: its root's buffer).
   StatusOr<std::string> DeviceValue(const ir::Value* v) {
     if (auto it = device_.find(v->name()); it != device_.end()) return it->second;
     ActShape s;
     if (!ActShapeOf(v->type(), &s.n, &s.c, &s.h, &s.w))
       return UnimplementedError("value '{}' of rank {} has no device layout", v->name(), v->type().rank());
+    if (auto sl = slices_.find(v->name()); sl != slices_.end()) {
+      TSR_ASSIGN_OR_RETURN(std::string buf, DeviceValue(g_.FindValue(sl->second.root)));
+      AddDeviceValue(v->name(), buf, s, &sl->second);
+      return buf;
+    }
     const std::string buf = NewBuffer("act:" + v->name(), ActBytes(cfg_, s));
     AddDeviceValue(v->name(), buf, s);
     return buf;
   }
-  void AddDeviceValue(const std::string& value, const std::string& buffer, const ActShape& s) {
+  void AddDeviceValue(const std::string& value, const std::string& buffer, const ActShape& s,
+                      const ChannelSlice* slice = nullptr) {
     tsr::DeviceValue* d = m_->add_device_values();
     d->set_value(value);
     d->set_buffer(buffer);
     for (int64_t x : {s.n, s.c, s.h, s.w}) d->add_act_shape(x);
+    if (slice) d->set_channel_offset(slice->offset), d->set_buffer_channels(slice->channels);
     device_[value] = buffer;
+  }
+  // The tiles of activation v (c_blocks x h x w per batch block) in slot s.
+  ActView ViewOf(Slot s, const ir::Value* v, int64_t c_blocks, int64_t h, int64_t w) const {
+    ActView view = NchwView(s, c_blocks, h, w);
+    if (auto sl = slices_.find(v->name()); sl != slices_.end()) {
+      view.base = sl->second.offset / cfg_.block_in * h * w;
+      view.stride_n = CeilDiv(sl->second.channels, cfg_.block_in) * h * w;
+    }
+    return view;
   }
 
   Status Upload(const ir::Value* v) {
@@ -132,9 +151,13 @@ class Compiler {
   Status Alias(const Placement& p) {
     const ir::Value* in = p.node->input(0);
     const ir::Value* out = p.node->output();
-    ActShape s;
-    ActShapeOf(out->type(), &s.n, &s.c, &s.h, &s.w);
-    AddDeviceValue(out->name(), device_.at(in->name()), s);
+    if (p.node->op() == "concat") {  // its operands wrote their slices of its buffer
+      TSR_RETURN_IF_ERROR(DeviceValue(out).status());
+    } else {
+      ActShape s;
+      ActShapeOf(out->type(), &s.n, &s.c, &s.h, &s.w);
+      AddDeviceValue(out->name(), device_.at(in->name()), s);
+    }
     produced_on_device_.insert(out->name());
     return OkStatus();
   }
@@ -143,9 +166,12 @@ class Compiler {
     const ir::Node* n = p.node;
     Stream stream(cfg_, n->Label());
     std::vector<std::string> slot_buffers;
+    std::map<std::string, Slot> slots;  // one slot per buffer (slices of one buffer share it)
     auto slot = [&](const std::string& buffer, uint64_t bytes) -> StatusOr<Slot> {
+      if (auto it = slots.find(buffer); it != slots.end()) return it->second;
       slot_buffers.push_back(buffer);
-      return stream.DeclareSlot(buffer, std::max<uint64_t>(bytes, 1));
+      TSR_ASSIGN_OR_RETURN(Slot s, stream.DeclareSlot(buffer, std::max<uint64_t>(bytes, 1)));
+      return slots[buffer] = s;
     };
     auto buffer_bytes = [&](const std::string& name) -> uint64_t { return Buffer(name)->bytes(); };
     switch (p.op) {
@@ -180,8 +206,9 @@ class Compiler {
           c.out = ActView{sy, 0, 0, 1, blocks.ocb};
         } else {
           const int64_t f = p.fused_pool ? 2 : 1;
-          c.in = NchwView(sx, blocks.icb, p.geo.ih, p.geo.iw);
-          c.out = NchwView(sy, blocks.ocb, p.geo.oh / f, p.geo.ow / f);
+          c.in =
+              p.im2col ? NchwView(sx, blocks.icb, p.geo.ih, p.geo.iw) : ViewOf(sx, x, blocks.icb, p.geo.ih, p.geo.iw);
+          c.out = ViewOf(sy, last->output(), blocks.ocb, p.geo.oh / f, p.geo.ow / f);
         }
         c.shift = static_cast<int>(n->attrs().Int("shift"));
         c.act_min = n->attrs().Int("act_min", -128);
@@ -214,8 +241,8 @@ class Compiler {
         const int64_t cb = CeilDiv(pc.c, cfg_.block_in);
         TSR_ASSIGN_OR_RETURN(Slot sx, slot(in_buf, buffer_bytes(in_buf)));
         TSR_ASSIGN_OR_RETURN(Slot sy, slot(out_buf, buffer_bytes(out_buf)));
-        pc.in = NchwView(sx, cb, pc.ih, pc.iw);
-        pc.out = NchwView(sy, cb, pc.oh, pc.ow);
+        pc.in = ViewOf(sx, n->input(0), cb, pc.ih, pc.iw);
+        pc.out = ViewOf(sy, n->output(), cb, pc.oh, pc.ow);
         if (!pc.max) {
           std::vector<uint8_t> pp = PackBroadcastRows(cfg_, 1, {n->attrs().Ints("multiplier").at(0)});
           TSR_ASSIGN_OR_RETURN(pc.params, slot(NewBuffer("p:" + n->output()->name(), pp.size(), &pp), pp.size()));
@@ -235,17 +262,34 @@ class Compiler {
         const auto mult = n->attrs().Ints("multiplier"), shift = n->attrs().Ints("shift");
         std::vector<uint8_t> pp = PackBroadcastRows(cfg_, 2, {mult.at(0), mult.at(1)});
         TSR_ASSIGN_OR_RETURN(a.a, slot(ba, buffer_bytes(ba)));
-        if (bb == ba) {
-          a.b = a.a;  // y = c + c: one buffer, one slot
-        } else {
-          TSR_ASSIGN_OR_RETURN(a.b, slot(bb, buffer_bytes(bb)));
-        }
+        TSR_ASSIGN_OR_RETURN(a.b, slot(bb, buffer_bytes(bb)));  // y = c + c: one buffer, one slot
         TSR_ASSIGN_OR_RETURN(a.out, slot(by, buffer_bytes(by)));
         TSR_ASSIGN_OR_RETURN(a.params, slot(NewBuffer("p:" + n->output()->name(), pp.size(), &pp), pp.size()));
         a.shift_a = static_cast<int>(shift.at(0)), a.shift_b = static_cast<int>(shift.at(1));
         a.post_shift = static_cast<int>(n->attrs().Int("post_shift"));
         a.act_min = n->attrs().Int("act_min", -128), a.act_max = n->attrs().Int("act_max", 127);
         TSR_RETURN_IF_ERROR(EmitAdd(stream, cfg_, a));
+        break;
+      }
+      case AccelOp::kMul: {
+        MulCodegen mc;
+        mc.name = n->Label();
+        ActShape s;
+        ActShapeOf(n->output()->type(), &s.n, &s.c, &s.h, &s.w);
+        mc.broadcast = n->input(1)->type().shape != n->output()->type().shape;
+        mc.planes = CeilDiv(s.n, cfg_.batch) * CeilDiv(s.c, cfg_.block_in);
+        mc.plane_tiles = s.h * s.w;
+        TSR_ASSIGN_OR_RETURN(std::string ba, DeviceInput(n->input(0)));
+        TSR_ASSIGN_OR_RETURN(std::string bb, DeviceInput(n->input(1)));
+        TSR_ASSIGN_OR_RETURN(std::string by, DeviceValue(n->output()));
+        std::vector<uint8_t> pp = PackBroadcastRows(cfg_, 1, {n->attrs().Int("multiplier")});
+        TSR_ASSIGN_OR_RETURN(mc.a, slot(ba, buffer_bytes(ba)));
+        TSR_ASSIGN_OR_RETURN(mc.b, slot(bb, buffer_bytes(bb)));
+        TSR_ASSIGN_OR_RETURN(mc.out, slot(by, buffer_bytes(by)));
+        TSR_ASSIGN_OR_RETURN(mc.params, slot(NewBuffer("p:" + n->output()->name(), pp.size(), &pp), pp.size()));
+        mc.shift = static_cast<int>(n->attrs().Int("shift"));
+        mc.act_min = n->attrs().Int("act_min", -128), mc.act_max = n->attrs().Int("act_max", 127);
+        TSR_RETURN_IF_ERROR(EmitMul(stream, cfg_, mc));
         break;
       }
       case AccelOp::kNone: return InternalError("accelerator placement without an op");
@@ -296,8 +340,9 @@ class Compiler {
   const BackendOptions& opts_;
   std::unique_ptr<tsr::Model> m_;
   std::set<std::string> host_, uploaded_, produced_on_device_;
-  std::map<std::string, int> buffer_index_;    // buffer name -> index in m_->buffers()
-  std::map<std::string, std::string> device_;  // value -> buffer
+  std::map<std::string, int> buffer_index_;     // buffer name -> index in m_->buffers()
+  std::map<std::string, std::string> device_;   // value -> buffer
+  std::map<std::string, ChannelSlice> slices_;  // values stored in a slice of another value's buffer
 };
 
 }  // namespace

@@ -20,7 +20,8 @@ class Model;
 namespace tessera::backend {
 
 // 2: weights stored once, in the graph; constant buffers record their packing.
-inline constexpr uint32_t kTsrFormatVersion = 2;
+// 3: device values may be channel slices of a shared buffer (in-place concat).
+inline constexpr uint32_t kTsrFormatVersion = 3;
 // Artifacts larger than this are refused on load.
 inline constexpr uint64_t kMaxTsrBytes = uint64_t{2} << 30;
 

@@ -1,6 +1,7 @@
 #include "compiler/backend/offload.h"
 
 #include <algorithm>
+#include <set>
 
 #include "compiler/backend/tsr.pb.h"
 
@@ -45,15 +46,24 @@ OffloadSummary SummarizeOffload(const tsr::Model& m, const ir::Graph& graph) {
   const auto is_input = [&](const ir::Value* v) {
     return std::find(graph.inputs().begin(), graph.inputs().end(), v) != graph.inputs().end();
   };
+  for (const ir::Node* n : graph.nodes())
+    for (const ir::Value* v : n->outputs())
+      if (!v->users().empty()) s.activation_bytes += Bytes(v);
+  std::set<const ir::Value*> downloaded;
   for (const tsr::Step& st : m.steps()) {
     const ir::Value* v = graph.FindValue(st.value());
     switch (st.kind()) {
       case tsr::Step::ACCEL: s.accel_macs += st.useful_macs(); break;
       case tsr::Step::CPU:
-        if (v && v->producer()) s.total_macs += NodeMacs(*v->producer());
+        if (v && v->producer()) {
+          s.total_macs += NodeMacs(*v->producer());
+          const auto& ins = v->producer()->inputs();
+          if (std::any_of(ins.begin(), ins.end(), [&](const ir::Value* in) { return downloaded.count(in) != 0; }))
+            ++s.round_trip_ops[st.op()];
+        }
         break;
       case tsr::Step::DOWNLOAD:
-        if (v && !is_output(v)) ++s.round_trips, s.round_trip_bytes += Bytes(v);
+        if (v && !is_output(v)) ++s.round_trips, s.round_trip_bytes += Bytes(v), downloaded.insert(v);
         break;
       case tsr::Step::UPLOAD:
         if (v && !is_input(v)) s.round_trip_bytes += Bytes(v);

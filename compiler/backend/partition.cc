@@ -256,6 +256,19 @@ StatusOr<std::vector<Placement>> Partition(const ir::Graph& g, const HwConfig& c
         p.op = AccelOp::kAdd;
         p.reason = "element-wise on the ALU";
       }
+    } else if (op == "qmul") {
+      const ir::TensorType& a = n->input(0)->type();
+      if (std::string why = Int8Problem(*n, 2); !why.empty())
+        p = Cpu(n, why);
+      else if (a.rank() != 4 && a.rank() != 2)
+        p = Cpu(n, "rank other than 2 or 4");
+      else {
+        p.node = n;
+        p.kind = PlaceKind::kAccel;
+        p.op = AccelOp::kMul;
+        p.reason = a.shape == n->input(1)->type().shape ? "element-wise product on the ALU"
+                                                        : "per-channel scaling on the ALU (one factor tile per plane)";
+      }
     } else if (op == "flatten" && device.count(n->input(0)) && n->input(0)->type().rank() == 4 &&
                n->input(0)->type().shape[2] == 1 && n->input(0)->type().shape[3] == 1 &&
                n->attrs().Int("axis", 1) == 1) {

@@ -16,7 +16,7 @@ namespace tessera::backend {
 
 // kFused: computed inside another accelerator layer (fuse_conv_pool.h, fuse_conv_add.h).
 enum class PlaceKind { kAccel, kAlias, kCpu, kFused };
-enum class AccelOp { kNone, kConv, kDense, kPool, kAdd };
+enum class AccelOp { kNone, kConv, kDense, kPool, kAdd, kMul };
 
 struct Placement {
   const ir::Node* node = nullptr;

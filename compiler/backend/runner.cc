@@ -67,7 +67,26 @@ struct ModelRunner::Impl {
   struct DevValue {
     std::string buffer;
     ActShape shape;
+    int64_t channel_offset = 0, buffer_channels = 0;  // a channel slice of a wider buffer when > 0
   };
+  // Copies the packed tiles of dv to (upload) or from the device: one span,
+  // or per batch block the slice's channel blocks of its buffer.
+  Status CopyPacked(bool upload, const DevValue& dv, uint8_t* packed) {
+    const Buffer& b = buffers.at(dv.buffer);
+    const uint64_t bytes = static_cast<uint64_t>(ActBytes(cfg, dv.shape));
+    if (dv.buffer_channels == 0) return upload ? rt->CopyIn(b, packed, bytes) : rt->CopyOut(b, packed, bytes);
+    const int64_t nb = CeilDiv(dv.shape.n, cfg.batch), plane = dv.shape.h * dv.shape.w;
+    const uint64_t span = bytes / static_cast<uint64_t>(nb);
+    const uint64_t pitch =
+        static_cast<uint64_t>(CeilDiv(dv.buffer_channels, cfg.block_in) * plane) * cfg.inp_tile_bytes;
+    const uint64_t first = static_cast<uint64_t>(dv.channel_offset / cfg.block_in * plane) * cfg.inp_tile_bytes;
+    for (int64_t i = 0; i < nb; ++i) {
+      uint8_t* p = packed + i * span;
+      const uint64_t at = first + i * pitch;
+      TSR_RETURN_IF_ERROR(upload ? rt->CopyIn(b, p, span, at) : rt->CopyOut(b, p, span, at));
+    }
+    return OkStatus();
+  }
   std::map<std::string, DevValue> dev_values;
   std::vector<std::unique_ptr<Executable>> exes;  // per step (null when not ACCEL, or streamed)
   std::vector<Recording> recs;                    // per step (ACCEL)
@@ -152,7 +171,8 @@ struct ModelRunner::Impl {
     for (const tsr::DeviceValue& v : model->device_values()) {
       if (v.act_shape_size() != 4 || !buffers.count(v.buffer()))
         return DataLossError("compiled model: device value '{}' is malformed", v.value());
-      dev_values[v.value()] = {v.buffer(), ActShape{v.act_shape(0), v.act_shape(1), v.act_shape(2), v.act_shape(3)}};
+      dev_values[v.value()] = {v.buffer(), ActShape{v.act_shape(0), v.act_shape(1), v.act_shape(2), v.act_shape(3)},
+                               v.channel_offset(), v.buffer_channels()};
     }
     exes.resize(model->steps_size());
     kernels.resize(model->steps_size());
@@ -223,7 +243,7 @@ struct ModelRunner::Impl {
           } else {
             PackActivationInto(cfg, dv.shape, it->second.data<int8_t>(), &scratch);
           }
-          TSR_RETURN_IF_ERROR(rt->CopyIn(buffers.at(dv.buffer), scratch.data(), scratch.size()));
+          TSR_RETURN_IF_ERROR(CopyPacked(true, dv, scratch.data()));
           p.transfer_seconds += Now() - s0;
           break;
         }
@@ -231,7 +251,7 @@ struct ModelRunner::Impl {
           const DevValue& dv = dev_values.at(st.device_value());
           const ir::Value* v = graph->FindValue(st.value());
           scratch.resize(static_cast<size_t>(ActBytes(cfg, dv.shape)));
-          TSR_RETURN_IF_ERROR(rt->CopyOut(buffers.at(dv.buffer), scratch.data(), scratch.size()));
+          TSR_RETURN_IF_ERROR(CopyPacked(false, dv, scratch.data()));
           ir::Tensor t(ir::DType::kI8, v->type().shape);
           UnpackActivation(cfg, dv.shape, scratch.data(), t.data<int8_t>());
           host[st.value()] = std::move(t);

@@ -27,6 +27,7 @@ using Wide = unsigned __int128;
 struct DevValue {
   const tsr::DeviceValue* proto = nullptr;
   ActShape shape;
+  int64_t first_block = 0, end_block = 0;  // the channel blocks of its buffer it occupies
 };
 
 bool SameShape(const ActShape& a, const ActShape& b) { return a.n == b.n && a.c == b.c && a.h == b.h && a.w == b.w; }
@@ -84,11 +85,17 @@ class Checker {
       for (int64_t d : v.act_shape())
         if (d < 1 || d > kMaxDim) return DataLossError("{}: dimension {} is out of range", what, d);
       ActShape s{v.act_shape(0), v.act_shape(1), v.act_shape(2), v.act_shape(3)};
-      const Wide tiles = Wide(CeilDivU(s.n, cfg_.batch)) * Wide(CeilDivU(s.c, cfg_.block_in)) * Wide(s.h) * Wide(s.w);
+      const int64_t wide = v.buffer_channels() ? v.buffer_channels() : s.c;  // the buffer's channels
+      if (v.buffer_channels() < 0 || v.buffer_channels() > kMaxDim || v.channel_offset() < 0 ||
+          v.channel_offset() % cfg_.block_in != 0 || v.channel_offset() > wide - s.c)
+        return DataLossError("{}: channels [{}, {}) are not a block-aligned slice of its buffer's {} channels", what,
+                             v.channel_offset(), v.channel_offset() + s.c, wide);
+      const Wide tiles = Wide(CeilDivU(s.n, cfg_.batch)) * Wide(CeilDivU(wide, cfg_.block_in)) * Wide(s.h) * Wide(s.w);
       if (tiles * Wide(cfg_.inp_tile_bytes) > Wide(b->second->bytes()))
         return DataLossError("{} {} needs more than the {} bytes of its buffer '{}'", what, ShapeText(s),
                              b->second->bytes(), v.buffer());
-      dev_values_[v.value()] = {&v, s};
+      const int64_t first = v.channel_offset() / cfg_.block_in;
+      dev_values_[v.value()] = {&v, s, first, first + static_cast<int64_t>(CeilDivU(s.c, cfg_.block_in))};
       by_buffer_[v.buffer()].push_back(v.value());
     }
     return OkStatus();
@@ -117,28 +124,36 @@ class Checker {
     return OkStatus();
   }
 
-  // A device value holds its data when it was written since its buffer was
-  // last written by another value, or it is the result of a step-less node
-  // (a reshape on the device) over such a value in the same buffer.
-  bool OnDevice(std::string name) const {
-    for (int guard = 0; guard < 1 << 20; ++guard) {
-      if (valid_.count(name)) return true;
-      const ir::Value* v = g_.FindValue(name);
-      auto dv = dev_values_.find(name);
-      if (v == nullptr || v->producer() == nullptr || computed_.count(v->producer()) || dv == dev_values_.end())
+  // A device value holds its data when it was written since the channel
+  // blocks it occupies were last written by another value, or it is the
+  // result of a step-less node (a reshape, an in-place concat) over such
+  // values in the same buffer.
+  bool OnDevice(const std::string& name, int depth = 0) const {
+    if (valid_.count(name)) return true;
+    const ir::Value* v = g_.FindValue(name);
+    auto dv = dev_values_.find(name);
+    if (depth > 1 << 12 || v == nullptr || v->producer() == nullptr || computed_.count(v->producer()) ||
+        dv == dev_values_.end())
+      return false;
+    const ir::Node* n = v->producer();
+    if (n->num_inputs() < 1) return false;
+    for (const ir::Value* in : n->inputs()) {
+      if (in->is_constant()) continue;
+      auto src = dev_values_.find(in->name());
+      if (src == dev_values_.end() || src->second.proto->buffer() != dv->second.proto->buffer() ||
+          !OnDevice(in->name(), depth + 1))
         return false;
-      const ir::Node* n = v->producer();
-      if (n->num_inputs() < 1 || n->input(0)->is_constant()) return false;
-      auto src = dev_values_.find(n->input(0)->name());
-      if (src == dev_values_.end() || src->second.proto->buffer() != dv->second.proto->buffer()) return false;
-      name = n->input(0)->name();
     }
-    return false;
+    return true;
   }
 
-  // `name` now holds its data; every other value in its buffer does not.
+  // `name` now holds its data; every other value overlapping it in its buffer does not.
   void Write(const std::string& name) {
-    for (const std::string& other : by_buffer_[dev_values_.at(name).proto->buffer()]) valid_.erase(other);
+    const DevValue& w = dev_values_.at(name);
+    for (const std::string& other : by_buffer_[w.proto->buffer()]) {
+      const DevValue& o = dev_values_.at(other);
+      if (o.first_block < w.end_block && w.first_block < o.end_block) valid_.erase(other);
+    }
     valid_.insert(name);
   }
 

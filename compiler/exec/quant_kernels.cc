@@ -64,6 +64,26 @@ StatusOr<KernelFn> MakeDequantize(const ir::Node& node) {
 }
 
 // qadd: y = MIN(MAX(SHR(ADD(MULSHR(a, Ma, sa), MULSHR(b, Mb, sb)), post), lo), hi).
+// qmul: the ALU's MUL (exact: |a * b| <= 2^14), MULSHR, MAX, MIN per element;
+// b repeats over the h*w pixels of each (image, channel) when it is [N, C, 1, 1].
+StatusOr<KernelFn> MakeQMul(const ir::Node& node) {
+  const int64_t m = node.attrs().Int("multiplier"), s = node.attrs().Int("shift"),
+                lo = node.attrs().Int("act_min", -128), hi = node.attrs().Int("act_max", 127);
+  return KernelFn([=](const Operands& in, std::vector<Tensor>& out) -> Status {
+    const int8_t* a = in[0]->data<int8_t>();
+    const int8_t* b = in[1]->data<int8_t>();
+    int8_t* y = out[0].data<int8_t>();
+    const int64_t n = in[0]->numel(), inner = n / std::max<int64_t>(in[1]->numel(), 1);
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t t = alu::Apply(AluOp::kMul, a[i], b[i / inner], 0, 32);
+      t = alu::Apply(AluOp::kMulShr, t, m, s, 32);
+      t = alu::Apply(AluOp::kMax, t, lo, 0, 32);
+      y[i] = static_cast<int8_t>(alu::Apply(AluOp::kMin, t, hi, 0, 32));
+    }
+    return OkStatus();
+  });
+}
+
 StatusOr<KernelFn> MakeQAdd(const ir::Node& node) {
   const auto m = node.attrs().Ints("multiplier"), s = node.attrs().Ints("shift");
   const int64_t post = node.attrs().Int("post_shift"), lo = node.attrs().Int("act_min", -128),
@@ -129,6 +149,7 @@ KernelFactory FindQuantKernel(const std::string& op) {
   if (op == "quantize") return MakeQuantize;
   if (op == "dequantize") return MakeDequantize;
   if (op == "qadd") return MakeQAdd;
+  if (op == "qmul") return MakeQMul;
   if (op == "requantize") return MakeRequantize;
   return nullptr;
 }

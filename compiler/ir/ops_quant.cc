@@ -142,6 +142,27 @@ Status InferQAdd(const Node& n, std::vector<TensorType>* out) {
   return OkStatus();
 }
 
+// y = clamp(MULSHR(a * b, multiplier, shift)); b is a's shape or one value per
+// (image, channel) of a rank-4 a (the SE block's per-channel scale).
+Status InferQMul(const Node& n, std::vector<TensorType>* out) {
+  TSR_RETURN_IF_ERROR(ExpectSymmetricI8(n, 0));
+  TSR_RETURN_IF_ERROR(ExpectSymmetricI8(n, 1));
+  const Shape& a = In(n, 0).shape;
+  const Shape& b = In(n, 1).shape;
+  const bool per_channel = a.size() == 4 && b.size() == 4 && a[0] == b[0] && a[1] == b[1] && b[2] == 1 && b[3] == 1;
+  if (a != b && !per_channel)
+    return NodeError(n, "operand {} is neither {}'s shape nor [N, C, 1, 1] of it", Operand(n, 1), Operand(n, 0));
+  const int64_t m = n.attrs().Int("multiplier"), s = n.attrs().Int("shift");
+  if (m <= 0 || m > INT32_MAX) return NodeError(n, "multiplier {} out of range (0, 2^31)", m);
+  if (s < 0 || s > 63) return NodeError(n, "shift {} out of range [0, 63]", s);
+  const int64_t amin = n.attrs().Int("act_min", -128), amax = n.attrs().Int("act_max", 127);
+  if (amin < -128 || amax > 127 || amin > amax)
+    return NodeError(n, "activation bounds [{}, {}] must lie within [-128, 127]", amin, amax);
+  TSR_RETURN_IF_ERROR(ExpectDeclaredSymmetricI8(n, *out, 0));
+  (*out)[0].shape = a;
+  return OkStatus();
+}
+
 Status InferQAvgPool(const Node& n, std::vector<TensorType>* out) {
   TSR_RETURN_IF_ERROR(ExpectSymmetricI8(n, 0));
   TSR_RETURN_IF_ERROR(ExpectRank(n, 0, 4));
@@ -274,6 +295,13 @@ void RegisterQuantOps(std::vector<OpDef>* ops) {
                    amax},
                   InferQAdd,
                   "int8 add of two scales: MULSHR each, ADD, SHR post_shift, clamp"});
+  ops->push_back({"qmul",
+                  2,
+                  2,
+                  1,
+                  {{"multiplier", AttrKind::kInt, true}, {"shift", AttrKind::kInt, true}, amin, amax},
+                  InferQMul,
+                  "int8 product a * b (b: a's shape or [N, C, 1, 1]), MULSHR requantize, clamp"});
   ops->push_back({"qavg_pool",
                   1,
                   1,

@@ -198,6 +198,33 @@ bool FoldAdd(ir::Graph& g, ir::Node* q, ir::Node* p) {
   return true;
 }
 
+// a * b with b of a's shape or per channel ([N, C, 1, 1]; either operand):
+// qmul with the fixed-point factor s_a s_b / s_y.
+bool FoldMul(ir::Graph& g, ir::Node* q, ir::Node* p) {
+  ir::Value* a = Dq(p->input(0));
+  ir::Value* b = Dq(p->input(1));
+  const ir::TensorType& y = q->output()->type();
+  if (!a || !b || !SymI8(a->type()) || !SymI8(b->type()) || !SymI8(y)) return false;
+  if (a->type().numel() < b->type().numel()) std::swap(a, b);
+  if (a->type().shape != y.shape) return false;
+  const ir::Shape& as = a->type().shape;
+  const ir::Shape& bs = b->type().shape;
+  const bool per_channel =
+      as.size() == 4 && bs.size() == 4 && as[0] == bs[0] && as[1] == bs[1] && bs[2] == 1 && bs[3] == 1;
+  if (as != bs && !per_channel) return false;
+  auto fp = quant::ChooseFixedPoint({double(Scale(a)) * Scale(b) / y.quant->scale[0]});
+  if (!fp.ok()) return false;
+  int64_t lo, hi;
+  ActBounds(*p, y.quant->scale[0], 0, &lo, &hi);
+  ir::Attrs at;
+  at.Set("multiplier", fp->multiplier[0]);
+  at.Set("shift", static_cast<int64_t>(fp->shift));
+  if (lo != -128) at.Set("act_min", lo);
+  if (hi != 127) at.Set("act_max", hi);
+  ReplaceQuantize(g, q, "qmul", {a, b}, at);
+  return true;
+}
+
 bool FoldAvgPool(ir::Graph& g, ir::Node* q, ir::Node* p) {
   ir::Value* x = Dq(p->input(0));
   const ir::TensorType& y = q->output()->type();
@@ -352,6 +379,8 @@ StatusOr<PassStats> FoldQdq(ir::Graph& g) {
         done = FoldGemm(g, q, p);
       else if (op == "add")
         done = FoldAdd(g, q, p);
+      else if (op == "mul")
+        done = FoldMul(g, q, p);
       else if (op == "avg_pool" || op == "global_avg_pool")
         done = FoldAvgPool(g, q, p);
       else if (op == "relu" || op == "clip")

@@ -38,6 +38,7 @@ const std::vector<PassInfo>& AllPasses() {
       {"fuse-activation", FuseActivation, "fold relu/clip into conv/gemm/matmul/add as act_min/act_max"},
       {"fold-qdq", FoldQdq,
        "rewrite dequantize -> op -> quantize into int8 ops (qconv, qmatmul, qadd, qavg_pool, requantize)"},
+      {"fold-requantize", FoldRequantize, "fold a requantize into the qconv/qmatmul whose only use it is"},
       {"dce", EliminateDeadCode, "remove nodes and constants nothing uses"},
   };
   return passes;

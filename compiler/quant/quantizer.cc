@@ -50,6 +50,16 @@ std::vector<int> Int8Operands(const ir::Node& n) {
     if (!f32(1) || n.input(0)->type().shape != n.input(1)->type().shape) return {};
     return {0, 1};
   }
+  if (op == "mul") {  // same shapes, or a per-channel [N, C, 1, 1] factor of a rank-4 operand (SE blocks)
+    if (!f32(1)) return {};
+    const ir::Shape& a = n.input(0)->type().shape;
+    const ir::Shape& b = n.input(1)->type().shape;
+    const auto per_channel = [](const ir::Shape& x, const ir::Shape& s) {
+      return x.size() == 4 && s.size() == 4 && x[0] == s[0] && x[1] == s[1] && s[2] == 1 && s[3] == 1;
+    };
+    if (a != b && !per_channel(a, b) && !per_channel(b, a)) return {};
+    return {0, 1};
+  }
   if (op == "concat") {
     std::vector<int> all;
     for (int i = 0; i < n.num_inputs(); ++i) {
@@ -190,7 +200,8 @@ StatusOr<QuantizeReport> QuantizeGraph(ir::Graph& g, const Ranges& ranges) {
     scale[out] = s;
     insert_qdq(out, s, true);
   }
-  TSR_ASSIGN_OR_RETURN(auto reports, passes::RunPasses(g, {"fold-qdq", "eliminate-identity", "dce"}));
+  TSR_ASSIGN_OR_RETURN(auto reports,
+                       passes::RunPasses(g, {"fold-qdq", "fold-requantize", "eliminate-identity", "dce"}));
   // Graph outputs keep their names.
   for (size_t i = 0; i < output_names.size(); ++i) {
     ir::Value* o = g.outputs()[i];

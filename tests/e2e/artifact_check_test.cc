@@ -101,6 +101,28 @@ TEST_F(ArtifactCheck, TransferShapesMustMatchTheGraph) {
   EXPECT_TRUE(Contains(e, "needs more than the")) << e;
 }
 
+TEST_F(ArtifactCheck, ChannelSlicesAreChecked) {
+  ASSERT_TRUE(mlp_->model);
+  tsr::Model m = *mlp_->model;
+  const int up = FindStep(m, tsr::Step::UPLOAD);
+  ASSERT_GE(up, 0);
+  tsr::DeviceValue* dv = DeviceValueOf(m, m.steps(up).device_value());
+  const int64_t c = dv->act_shape(1);
+  // A slice that does not start on a channel block, or ends past its buffer's channels.
+  dv->set_buffer_channels(c + cfg_->block_in);
+  dv->set_channel_offset(1);
+  std::string e = LoadError(m);
+  EXPECT_TRUE(Contains(e, "are not a block-aligned slice")) << e;
+  dv->set_channel_offset(2 * cfg_->block_in);
+  e = LoadError(m);
+  EXPECT_TRUE(Contains(e, "are not a block-aligned slice")) << e;
+  // A well-formed slice of a buffer that is too small for the wider layout.
+  dv->set_channel_offset(cfg_->block_in);
+  dv->set_buffer_channels(c + 64 * cfg_->block_in);
+  e = LoadError(m);
+  EXPECT_TRUE(Contains(e, "needs more than the")) << e;
+}
+
 TEST_F(ArtifactCheck, Im2colParametersAreChecked) {
   ASSERT_TRUE(compiled_->model);
   // im2col parameters added to a plain upload: the patches over-read the input.

@@ -2,6 +2,8 @@
 // the front half (import, passes, int8 quantization), then partitioning,
 // tiling and code generation for the config, written as a .tsr artifact; the
 // summary gives the accelerator's MAC share and the host round trips.
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstdio>
 
@@ -74,9 +76,21 @@ Status RunCompile(const CompileOpts& o) {
       o.model.c_str(), o.output.c_str(), cfg.name.c_str(), accel, cpu, static_cast<long long>(predicted),
       predicted / cfg.clock_mhz / 1000.0, cfg.clock_mhz, static_cast<long long>(macs));
   const backend::OffloadSummary off = backend::SummarizeOffload(*m, *front.graph);
-  std::printf("offload: %.1f%% of %lld MACs on the accelerator; %lld host round trips (%lld bytes)\n",
-              100.0 * off.mac_share(), static_cast<long long>(off.total_macs), static_cast<long long>(off.round_trips),
-              static_cast<long long>(off.round_trip_bytes));
+  std::printf(
+      "offload: %.1f%% of %lld MACs on the accelerator; %lld host round trips (%lld bytes), %.1f%% of the %lld "
+      "activation bytes between layers\n",
+      100.0 * off.mac_share(), static_cast<long long>(off.total_macs), static_cast<long long>(off.round_trips),
+      static_cast<long long>(off.round_trip_bytes), 100.0 * off.round_trip_share(),
+      static_cast<long long>(off.activation_bytes));
+  if (off.round_trips_dominate()) {
+    std::string ops;
+    for (const auto& [op, count] : off.round_trip_ops)
+      ops += fmt::format("{}{} x{}", ops.empty() ? "" : ", ", op, count);
+    std::printf(
+        "warning: host round trips dominate: they move %.1f%% of the activation bytes between layers (at least "
+        "%.0f%%); host steps that read device results: %s\n",
+        100.0 * off.round_trip_share(), 100.0 * backend::OffloadSummary::kRoundTripsDominate, ops.c_str());
+  }
   std::printf("compile time: %.1f ms (front half %.1f ms, back half %.1f ms)\n", front_ms + back_ms, front_ms, back_ms);
   // Never blame a missing --calib for a model that is quantized already.
   if (!calib && float_layers > 0 && AlreadyQuantized(*front.graph)) {
