@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 #include "compiler/backend/fuse_conv_add.h"
@@ -262,6 +263,11 @@ StatusOr<std::vector<Placement>> Partition(const ir::Graph& g, const HwConfig& c
         p = Cpu(n, why);
       else if (a.rank() != 4 && a.rank() != 2)
         p = Cpu(n, "rank other than 2 or 4");
+      else if (a.shape == n->input(1)->type().shape &&
+               std::any_of(n->inputs().begin(), n->inputs().end(),
+                           [&](const ir::Value* v) { return v->producer() && host.count(v); }))
+        // SiLU's x * sigmoid(x) with the sigmoid on the CPU: the ALU would need that whole operand uploaded.
+        p = Cpu(n, "element-wise product with an operand computed on the CPU");
       else {
         p.node = n;
         p.kind = PlaceKind::kAccel;
