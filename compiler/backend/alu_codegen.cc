@@ -42,6 +42,19 @@ Status Drain(Stream& s) {
   return s.Pop(Module::kStore, Module::kCompute);
 }
 
+// The end of an element-wise tile (qadd, qmul): clamp the result rows at
+// `base` to [lo, hi], hand them to the store module, store them to `out`'s
+// tiles [first, first + n), and release the accumulator half when a later
+// tile will reuse it.
+Status ClampAndStore(Stream& s, const Kernel& result, int64_t lo, int64_t hi, int64_t base, const Slot& out,
+                     int64_t first, int64_t n, bool more, const std::string& name) {
+  TSR_RETURN_IF_ERROR(EmitClamp(s, result, lo, hi));
+  TSR_RETURN_IF_ERROR(s.Push(Module::kCompute, Module::kStore));
+  TSR_RETURN_IF_ERROR(s.Pop(Module::kCompute, Module::kStore));
+  TSR_RETURN_IF_ERROR(s.Store(base, out, first, Dma2D{1, n}).WithContext(name));
+  return more ? s.Push(Module::kStore, Module::kCompute) : OkStatus();
+}
+
 // Window rows per chunk when one output's window does not fit (chunked path):
 // the chunk's rows x kw inputs plus the output entry fit a half.
 int64_t ChunkRows(const HwConfig& cfg, const PoolCodegen& p) {
@@ -227,16 +240,7 @@ Status EmitAdd(Stream& s, const HwConfig& cfg, const AddCodegen& a) {
     TSR_RETURN_IF_ERROR(s.AluVec(scale_b, AluOp::kMulShr, a.shift_b));
     TSR_RETURN_IF_ERROR(s.AluVec(sum, AluOp::kAdd));
     TSR_RETURN_IF_ERROR(s.Alu(out, AluOp::kShr, a.post_shift));
-    if (a.act_min == -a.act_max - 1) {
-      TSR_RETURN_IF_ERROR(s.Alu(out, AluOp::kClip, a.act_max));
-    } else {
-      TSR_RETURN_IF_ERROR(s.Alu(out, AluOp::kMax, a.act_min));
-      TSR_RETURN_IF_ERROR(s.Alu(out, AluOp::kMin, a.act_max));
-    }
-    TSR_RETURN_IF_ERROR(s.Push(Module::kCompute, Module::kStore));
-    TSR_RETURN_IF_ERROR(s.Pop(Module::kCompute, Module::kStore));
-    TSR_RETURN_IF_ERROR(s.Store(base_a, a.out, t0, Dma2D{1, n}).WithContext(a.name));
-    if (t + 2 < total) TSR_RETURN_IF_ERROR(s.Push(Module::kStore, Module::kCompute));
+    TSR_RETURN_IF_ERROR(ClampAndStore(s, out, a.act_min, a.act_max, base_a, a.out, t0, n, t + 2 < total, a.name));
   }
   return Drain(s);
 }
@@ -271,16 +275,7 @@ Status EmitMul(Stream& s, const HwConfig& cfg, const MulCodegen& m) {
     TSR_ASSIGN_OR_RETURN(Kernel scale, kern("scale", 0, 0));
     TSR_RETURN_IF_ERROR(s.AluVec(product, AluOp::kMul));
     TSR_RETURN_IF_ERROR(s.AluVec(scale, AluOp::kMulShr, m.shift));
-    if (m.act_min == -m.act_max - 1) {
-      TSR_RETURN_IF_ERROR(s.Alu(scale, AluOp::kClip, m.act_max));
-    } else {
-      TSR_RETURN_IF_ERROR(s.Alu(scale, AluOp::kMax, m.act_min));
-      TSR_RETURN_IF_ERROR(s.Alu(scale, AluOp::kMin, m.act_max));
-    }
-    TSR_RETURN_IF_ERROR(s.Push(Module::kCompute, Module::kStore));
-    TSR_RETURN_IF_ERROR(s.Pop(Module::kCompute, Module::kStore));
-    TSR_RETURN_IF_ERROR(s.Store(base_a, m.out, first, Dma2D{1, n}).WithContext(m.name));
-    if (t + 2 < total) TSR_RETURN_IF_ERROR(s.Push(Module::kStore, Module::kCompute));
+    TSR_RETURN_IF_ERROR(ClampAndStore(s, scale, m.act_min, m.act_max, base_a, m.out, first, n, t + 2 < total, m.name));
   }
   return Drain(s);
 }

@@ -195,17 +195,11 @@ class ConvEmitter {
       TSR_RETURN_IF_ERROR(s_.AluVec(scale, AluOp::kMulShr, c_.shift));
       TSR_ASSIGN_OR_RETURN(Kernel clamp, AluKernel(x, "clamp", -1, base, pixels));
       if (c_.out_zero_point != 0) TSR_RETURN_IF_ERROR(s_.Alu(clamp, AluOp::kAdd, c_.out_zero_point));
-      TSR_RETURN_IF_ERROR(Clamp(clamp, c_.act_min, c_.act_max));
+      TSR_RETURN_IF_ERROR(EmitClamp(s_, clamp, c_.act_min, c_.act_max));
       if (t_.residual_add) TSR_RETURN_IF_ERROR(EmitResidualAdd(x));
       TSR_RETURN_IF_ERROR(s_.Push(Module::kCompute, Module::kStore));
     }
     return OkStatus();
-  }
-
-  Status Clamp(const Kernel& k, int64_t lo, int64_t hi) {
-    if (lo == -hi - 1) return s_.Alu(k, AluOp::kClip, hi);
-    TSR_RETURN_IF_ERROR(s_.Alu(k, AluOp::kMax, lo));
-    return s_.Alu(k, AluOp::kMin, hi);
   }
 
   // The residual add on the clamped tile (alu_codegen.h's qadd sequence): the
@@ -236,7 +230,7 @@ class ConvEmitter {
     TSR_RETURN_IF_ERROR(s_.AluVec(scale_res, AluOp::kMulShr, c_.add_shift_res));
     TSR_RETURN_IF_ERROR(s_.AluVec(sum, AluOp::kAdd));
     TSR_RETURN_IF_ERROR(s_.Alu(out, AluOp::kShr, c_.add_post_shift));
-    return Clamp(out, c_.add_min, c_.add_max);
+    return EmitClamp(s_, out, c_.add_min, c_.add_max);
   }
 
   Status StoreStage(const Tile& x, int64_t otile, int64_t total_out) {
@@ -298,6 +292,12 @@ Dma2D WindowDma(int64_t r0, int64_t c0, int64_t rows, int64_t cols, int64_t h, i
   d.x_pad0 = vc0 - c0, d.x_pad1 = cols - d.x_size - d.x_pad0;
   *offset = vr0 * row_pitch + vc0;
   return d;
+}
+
+Status EmitClamp(Stream& s, const Kernel& k, int64_t lo, int64_t hi) {
+  if (lo == -hi - 1) return s.Alu(k, AluOp::kClip, hi);  // symmetric: one instruction
+  TSR_RETURN_IF_ERROR(s.Alu(k, AluOp::kMax, lo));
+  return s.Alu(k, AluOp::kMin, hi);
 }
 
 Status EmitConv(Stream& s, const HwConfig& cfg, const ConvCodegen& c) { return ConvEmitter(s, cfg, c).Emit(); }

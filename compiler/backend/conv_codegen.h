@@ -56,6 +56,11 @@ struct ConvCodegen {
   int64_t add_min = -128, add_max = 127;
 };
 
+// Clamps the rows `k` writes to [lo, hi]: one CLIP when the range is
+// symmetric ([-hi - 1, hi]), else MAX lo then MIN hi. Shared by every
+// requantizing epilogue (conv, qadd, qmul).
+Status EmitClamp(Stream& s, const Kernel& k, int64_t lo, int64_t hi);
+
 // Appends the layer to `s` and leaves it token-balanced (the last store is
 // ordered before anything the stream appends afterwards).
 Status EmitConv(Stream& s, const HwConfig& cfg, const ConvCodegen& c);

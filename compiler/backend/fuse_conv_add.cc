@@ -1,6 +1,5 @@
 #include "compiler/backend/fuse_conv_add.h"
 
-#include <algorithm>
 #include <map>
 
 namespace tessera::backend {
@@ -13,23 +12,16 @@ void FuseConvAdd(const ir::Graph& g, const HwConfig& cfg, std::vector<Placement>
     if (add.kind != PlaceKind::kAccel || add.op != AccelOp::kAdd || add.node->input(0) == add.node->input(1)) continue;
     for (int k = 0; k < 2; ++k) {
       const ir::Value* y = add.node->input(k);
-      if (!y->producer() || y->users().size() != 1 || ZeroPointOf(y) != 0 ||
-          std::find(g.outputs().begin(), g.outputs().end(), y) != g.outputs().end())
-        continue;
+      if (!y->producer() || y->users().size() != 1 || ZeroPointOf(y) != 0 || g.IsOutput(y)) continue;
       auto it = index.find(y->producer());
       if (it == index.end()) continue;
       Placement& conv = (*parts)[it->second];
       if (conv.kind != PlaceKind::kAccel || conv.op != AccelOp::kConv || conv.fused_pool) continue;
-      ConvEpilogue e =
-          ConvEpilogue::ForRange(conv.node->attrs().Int("act_min", -128), conv.node->attrs().Int("act_max", 127));
+      ConvEpilogue e = EpilogueOf(*conv.node);
       const int64_t lo = add.node->attrs().Int("act_min", -128), hi = add.node->attrs().Int("act_max", 127);
       e.residual_passes = 1 + (lo == -hi - 1 ? 1 : 2);
-      StatusOr<ConvTiling> t = PlanConv(cfg, conv.geo, e);
-      if (!t.ok()) continue;  // no room for both tiles: the add stays a layer of its own
-      const std::string before = conv.tiling.ToString();
-      if (size_t at = conv.reason.find(before); at != std::string::npos)
-        conv.reason.replace(at, before.size(), "residual add fused into the epilogue; " + t->ToString());
-      conv.tiling = *t;
+      // No room for both tiles: the add stays a layer of its own.
+      if (!RetileForFusion(cfg, e, "residual add", &conv)) continue;
       conv.fused_add = add.node;
       conv.add_operand = k;
       add.kind = PlaceKind::kFused;

@@ -28,20 +28,15 @@ void FuseConvMaxPool(const ir::Graph& g, const HwConfig& cfg, std::vector<Placem
   for (Placement& conv : *parts) {
     if (conv.kind != PlaceKind::kAccel || conv.op != AccelOp::kConv) continue;
     const ir::Value* y = conv.node->output();
-    if (y->users().size() != 1 || std::find(g.outputs().begin(), g.outputs().end(), y) != g.outputs().end()) continue;
+    if (y->users().size() != 1 || g.IsOutput(y)) continue;
     auto it = index.find(y->users()[0]);
     if (it == index.end()) continue;
     Placement& pool = (*parts)[it->second];
     if (!PoolFits(conv, pool) || !Monotonic(*conv.node)) continue;
-    ConvEpilogue e =
-        ConvEpilogue::ForRange(conv.node->attrs().Int("act_min", -128), conv.node->attrs().Int("act_max", 127));
+    ConvEpilogue e = EpilogueOf(*conv.node);
     e.max_pool = true;
-    StatusOr<ConvTiling> t = PlanConv(cfg, conv.geo, e);
-    if (!t.ok()) continue;  // no tile of whole rows fits: the pool stays a layer of its own
-    const std::string before = conv.tiling.ToString();
-    if (size_t at = conv.reason.find(before); at != std::string::npos)
-      conv.reason.replace(at, before.size(), "max pool 3x3/2 fused into the epilogue; " + t->ToString());
-    conv.tiling = *t;
+    // No tile of whole rows fits: the pool stays a layer of its own.
+    if (!RetileForFusion(cfg, e, "max pool 3x3/2", &conv)) continue;
     conv.fused_pool = pool.node;
     pool.kind = PlaceKind::kFused;
     pool.reason = "fused into the epilogue of " + conv.node->Label();

@@ -40,9 +40,6 @@ int64_t Bytes(const ir::Value* v) { return int64_t{ir::DTypeSize(v->type().dtype
 
 OffloadSummary SummarizeOffload(const tsr::Model& m, const ir::Graph& graph) {
   OffloadSummary s;
-  const auto is_output = [&](const ir::Value* v) {
-    return std::find(graph.outputs().begin(), graph.outputs().end(), v) != graph.outputs().end();
-  };
   const auto is_input = [&](const ir::Value* v) {
     return std::find(graph.inputs().begin(), graph.inputs().end(), v) != graph.inputs().end();
   };
@@ -63,7 +60,7 @@ OffloadSummary SummarizeOffload(const tsr::Model& m, const ir::Graph& graph) {
         }
         break;
       case tsr::Step::DOWNLOAD:
-        if (v && !is_output(v)) ++s.round_trips, s.round_trip_bytes += Bytes(v), downloaded.insert(v);
+        if (v && !graph.IsOutput(v)) ++s.round_trips, s.round_trip_bytes += Bytes(v), downloaded.insert(v);
         break;
       case tsr::Step::UPLOAD:
         if (v && !is_input(v)) s.round_trip_bytes += Bytes(v);

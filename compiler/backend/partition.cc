@@ -102,8 +102,7 @@ Placement PlaceConv(const ir::Node* n, const HwConfig& cfg, const std::set<const
   g.groups = n->attrs().Int("group", 1);
   g.sh = strides[0], g.sw = strides[1], g.pt = pads[0], g.pl = pads[1];
   g.oh = ys[2], g.ow = ys[3];
-  const ConvEpilogue epi =
-      ConvEpilogue::ForRange(n->attrs().Int("act_min", -128), n->attrs().Int("act_max", 127), ZeroPointOf(n->output()));
+  const ConvEpilogue epi = EpilogueOf(*n);
   Placement p;
   p.node = n;
   p.useful_macs = g.n * g.oc * g.oh * g.ow * (g.ic / g.groups) * g.kh * g.kw;
@@ -157,9 +156,7 @@ Placement PlaceMatMul(const ir::Node* n, const HwConfig& cfg) {
   g.oc = w->type().shape[0];
   g.ih = g.oh = CeilDiv(rows, cfg.batch);  // rows of batch tiles
   g.iw = g.ow = 1;
-  auto t = PlanConv(cfg, g,
-                    ConvEpilogue::ForRange(n->attrs().Int("act_min", -128), n->attrs().Int("act_max", 127),
-                                           ZeroPointOf(n->output())));
+  auto t = PlanConv(cfg, g, EpilogueOf(*n));
   if (!t.ok()) return DoesNotFit(n, t.status());
   Placement p;
   p.node = n;
@@ -223,6 +220,20 @@ bool ActShapeOf(const ir::TensorType& t, int64_t* n, int64_t* c, int64_t* h, int
 int64_t ZeroPointOf(const ir::Value* v) {
   const auto& q = v->type().quant;
   return q && !q->per_axis() && !q->zero_point.empty() ? q->zero_point[0] : 0;
+}
+
+ConvEpilogue EpilogueOf(const ir::Node& n) {
+  return ConvEpilogue::ForRange(n.attrs().Int("act_min", -128), n.attrs().Int("act_max", 127), ZeroPointOf(n.output()));
+}
+
+bool RetileForFusion(const HwConfig& cfg, const ConvEpilogue& e, const std::string& what, Placement* conv) {
+  StatusOr<ConvTiling> t = PlanConv(cfg, conv->geo, e);
+  if (!t.ok()) return false;
+  const std::string before = conv->tiling.ToString();
+  if (size_t at = conv->reason.find(before); at != std::string::npos)
+    conv->reason.replace(at, before.size(), what + " fused into the epilogue; " + t->ToString());
+  conv->tiling = *t;
+  return true;
 }
 
 StatusOr<std::vector<Placement>> Partition(const ir::Graph& g, const HwConfig& cfg, const PartitionOptions& opts) {

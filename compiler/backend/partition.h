@@ -64,4 +64,13 @@ bool ActShapeOf(const ir::TensorType& t, int64_t* n, int64_t* c, int64_t* h, int
 // The per-tensor zero point of a quantized int8 value (0 when it has none).
 int64_t ZeroPointOf(const ir::Value* v);
 
+// The requantizing epilogue of a qconv/qmatmul node: its clamp and output zero point.
+ConvEpilogue EpilogueOf(const ir::Node& n);
+
+// Epilogue fusion (fuse_conv_pool.h, fuse_conv_add.h): re-plans an accelerator
+// convolution's tiling for `e`; on success the placement takes the new tiling
+// and its reason says `what` was fused. False (placement untouched) when no
+// tiling fits.
+bool RetileForFusion(const HwConfig& cfg, const ConvEpilogue& e, const std::string& what, Placement* conv);
+
 }  // namespace tessera::backend

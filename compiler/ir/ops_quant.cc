@@ -149,8 +149,7 @@ Status InferQMul(const Node& n, std::vector<TensorType>* out) {
   TSR_RETURN_IF_ERROR(ExpectSymmetricI8(n, 1));
   const Shape& a = In(n, 0).shape;
   const Shape& b = In(n, 1).shape;
-  const bool per_channel = a.size() == 4 && b.size() == 4 && a[0] == b[0] && a[1] == b[1] && b[2] == 1 && b[3] == 1;
-  if (a != b && !per_channel)
+  if (a != b && !IsPerChannelOf(b, a))
     return NodeError(n, "operand {} is neither {}'s shape nor [N, C, 1, 1] of it", Operand(n, 1), Operand(n, 0));
   const int64_t m = n.attrs().Int("multiplier"), s = n.attrs().Int("shift");
   if (m <= 0 || m > INT32_MAX) return NodeError(n, "multiplier {} out of range (0, 2^31)", m);

@@ -41,6 +41,11 @@ bool TensorType::operator==(const TensorType& o) const {
 
 std::string FloatToString(float f) { return fmt::format("{}", f); }
 
+bool IsPerChannelOf(const Shape& factor, const Shape& x) {
+  return x.size() == 4 && factor.size() == 4 && factor[0] == x[0] && factor[1] == x[1] && factor[2] == 1 &&
+         factor[3] == 1;
+}
+
 std::string ShapeToString(const Shape& shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);

@@ -45,6 +45,10 @@ struct TensorType {
 // Largest tensor the IR accepts (elements); bounds every allocation.
 inline constexpr int64_t kMaxTensorElements = int64_t{1} << 31;
 
+// True when `factor` is [N, C, 1, 1] of the rank-4 shape `x`: one value per
+// image and channel (an SE block's scale; qmul's broadcast operand).
+bool IsPerChannelOf(const Shape& factor, const Shape& x);
+
 // "f32[1,3,224,224]", "i8[1,64]<s=0.5>", "i8[8,3]<axis=0, s=[...]>".
 std::string ShapeToString(const Shape& shape);
 std::string TypeToString(const TensorType& t);

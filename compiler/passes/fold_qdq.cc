@@ -207,11 +207,7 @@ bool FoldMul(ir::Graph& g, ir::Node* q, ir::Node* p) {
   if (!a || !b || !SymI8(a->type()) || !SymI8(b->type()) || !SymI8(y)) return false;
   if (a->type().numel() < b->type().numel()) std::swap(a, b);
   if (a->type().shape != y.shape) return false;
-  const ir::Shape& as = a->type().shape;
-  const ir::Shape& bs = b->type().shape;
-  const bool per_channel =
-      as.size() == 4 && bs.size() == 4 && as[0] == bs[0] && as[1] == bs[1] && bs[2] == 1 && bs[3] == 1;
-  if (as != bs && !per_channel) return false;
+  if (a->type().shape != b->type().shape && !ir::IsPerChannelOf(b->type().shape, a->type().shape)) return false;
   auto fp = quant::ChooseFixedPoint({double(Scale(a)) * Scale(b) / y.quant->scale[0]});
   if (!fp.ok()) return false;
   int64_t lo, hi;

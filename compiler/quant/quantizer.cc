@@ -54,10 +54,7 @@ std::vector<int> Int8Operands(const ir::Node& n) {
     if (!f32(1)) return {};
     const ir::Shape& a = n.input(0)->type().shape;
     const ir::Shape& b = n.input(1)->type().shape;
-    const auto per_channel = [](const ir::Shape& x, const ir::Shape& s) {
-      return x.size() == 4 && s.size() == 4 && x[0] == s[0] && x[1] == s[1] && s[2] == 1 && s[3] == 1;
-    };
-    if (a != b && !per_channel(a, b) && !per_channel(b, a)) return {};
+    if (a != b && !ir::IsPerChannelOf(b, a) && !ir::IsPerChannelOf(a, b)) return {};
     return {0, 1};
   }
   if (op == "concat") {
