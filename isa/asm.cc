@@ -299,7 +299,8 @@ class Assembler {
       if (s.addr > cfg_.dram_size_bytes || bytes > cfg_.dram_size_bytes - s.addr ||
           random_bytes_ > cfg_.dram_size_bytes)
         return ts.Error(
-            d.col, fmt::format(".random segment '{}' does not fit in DRAM ({} bytes)", s.name, cfg_.dram_size_bytes));
+            d.col, fmt::format(".random segment '{}' does not fit in DRAM ({} bytes)", s.name, cfg_.dram_size_bytes),
+            StatusCode::kResourceExhausted);
       if (!have_seed) return ts.Error(d.col, ".random needs seed=");
       if (lo > hi || lo < tlo || hi > thi)
         return ts.Error(range_col,

@@ -77,8 +77,8 @@ StatusOr<std::vector<Token>> Tokenize(const std::string& line, const std::string
   return out;
 }
 
-Status TokenStream::Error(int col, const std::string& msg) const {
-  return InvalidArgumentError("{}:{}: {}", where_, col, msg);
+Status TokenStream::Error(int col, const std::string& msg, StatusCode code) const {
+  return Status(code, fmt::format("{}:{}: {}", where_, col, msg));
 }
 
 Status TokenStream::Expect(const char* punct) {

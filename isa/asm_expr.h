@@ -49,7 +49,7 @@ class TokenStream {
   const Token& Next() { return toks_[std::min(pos_++, toks_.size() - 1)]; }
   bool AtEnd() const { return Peek().kind == Token::Kind::kEnd; }
   bool IsPunct(const char* p, int k = 0) const { return Peek(k).kind == Token::Kind::kPunct && Peek(k).text == p; }
-  Status Error(int col, const std::string& msg) const;
+  Status Error(int col, const std::string& msg, StatusCode code = StatusCode::kInvalidArgument) const;
   Status Expect(const char* punct);
   StatusOr<std::string> Ident(const char* what);
   // expr := or; precedence (low to high) | & (== !=) (< <= > >=) (<< >>) (+ -) (* / %) unary

@@ -66,7 +66,7 @@ TEST_P(BackendVsCpu, RandomNetworksAreBitExactOnSim) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, BackendVsCpu, ::testing::ValuesIn(testing::BundledConfigPaths()),
-                         [](const auto& info) { return testing::ConfigTestName(info.param); });
+                         testing::ConfigParamName());
 
 }  // namespace
 }  // namespace tessera::backend

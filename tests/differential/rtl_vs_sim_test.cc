@@ -61,10 +61,6 @@ void UnalignUops(Program* p, int shift, int gap) {
   }
 }
 
-std::string ConfigName(const ::testing::TestParamInfo<std::string>& info) {
-  return testing::ConfigTestName(info.param);
-}
-
 class RtlVsSim : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RtlVsSim, RandomValidPrograms) {
@@ -94,12 +90,11 @@ TEST_P(RtlVsSim, EveryExampleProgram) {
   ASSERT_TRUE(pair.ok());
   // A small config (ice40-up5k: 128 KiB of DRAM, 1 KiB scratchpads) runs
   // the examples that assemble for it (one: the others' data does not fit).
-  const bool small = !testing::HoldsBundledWorkloads(cfg);
   int n = 0, too_big = 0;
   for (const auto& e : std::filesystem::directory_iterator("examples/programs")) {
     if (e.path().extension() != ".s") continue;
     auto p = AssembleFile(cfg, e.path().string());
-    if (!p.ok() && small) {
+    if (testing::TooBigForSmallDram(cfg, p.status())) {
       ++too_big;
       continue;
     }
@@ -143,7 +138,7 @@ TEST_P(RtlVsSim, RegisterResetValuesAndAccessRules) {
 }
 
 INSTANTIATE_TEST_SUITE_P(ModelConfigs, RtlVsSim, ::testing::ValuesIn(testing::ConfigPathList(TESSERA_RTL_CONFIG_FILES)),
-                         ConfigName);
+                         testing::ConfigParamName());
 
 TEST(RtlBackend, ConfigWithoutAModelIsAClearError) {
   HwConfig cfg = testing::LoadConfigOrDie("configs/tiny.json");

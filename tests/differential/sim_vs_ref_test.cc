@@ -95,7 +95,7 @@ TEST_P(SimVsRef, RandomValidPrograms) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryConfig, SimVsRef, ::testing::ValuesIn(testing::BundledConfigPaths()),
-                         [](const auto& info) { return testing::ConfigTestName(info.param); });
+                         testing::ConfigParamName());
 
 }  // namespace
 }  // namespace tessera

@@ -36,10 +36,6 @@ void ExpectSame(const testing::DeviceOutcome& sim, const testing::DeviceOutcome&
   testing::ExpectSameOutcome(sim, sc, "sim", "systemc", replay);
 }
 
-std::string ConfigName(const ::testing::TestParamInfo<std::string>& info) {
-  return testing::ConfigTestName(info.param);
-}
-
 class SystemcVsSim : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SystemcVsSim, RandomValidPrograms) {
@@ -70,7 +66,7 @@ TEST(SystemcVsSimExamples, EveryExampleProgramOnEveryConfig) {
     for (const auto& e : std::filesystem::directory_iterator("examples/programs")) {
       if (e.path().extension() != ".s") continue;
       auto p = AssembleFile(cfg, e.path().string());
-      if (!p.ok() && !testing::HoldsBundledWorkloads(cfg)) continue;  // its data does not fit the DRAM
+      if (testing::TooBigForSmallDram(cfg, p.status())) continue;
       ASSERT_TRUE(p.ok()) << p.status().ToString();
       testing::DeviceOutcome sim, sc;
       pair.Run(*p, &sim, &sc);
@@ -118,7 +114,8 @@ TEST(SystemcVsSimSmallQueues, RandomProgramsOnDepthTwo) {
               static_cast<long long>(dispatch_blocked));
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryConfig, SystemcVsSim, ::testing::ValuesIn(testing::BundledConfigPaths()), ConfigName);
+INSTANTIATE_TEST_SUITE_P(EveryConfig, SystemcVsSim, ::testing::ValuesIn(testing::BundledConfigPaths()),
+                         testing::ConfigParamName());
 
 }  // namespace
 }  // namespace tessera

@@ -66,7 +66,7 @@ TEST_P(CostModelEveryConfig, EveryLayerWithinThreePercentOfSim) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, CostModelEveryConfig, ::testing::ValuesIn(testing::BundledConfigPaths()),
-                         [](const auto& info) { return ConfigTestName(info.param); });
+                         testing::ConfigParamName());
 
 }  // namespace
 }  // namespace tessera::backend

@@ -19,8 +19,6 @@
 
 namespace tessera::backend {
 
-using testing::ConfigTestName;
-
 inline const std::string kModels = TESSERA_MODELS_DIR;
 
 struct Compiled {

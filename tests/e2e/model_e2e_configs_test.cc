@@ -22,7 +22,7 @@ TEST_P(LargeModelsEveryConfig, ResNet18AndMobileNetV2OnSim) {
 
 INSTANTIATE_TEST_SUITE_P(Configs, LargeModelsEveryConfig,
                          ::testing::Values("configs/pynq-z1.json", "configs/large.json", "configs/tiny.json"),
-                         [](const auto& info) { return ConfigTestName(info.param); });
+                         testing::ConfigParamName());
 
 }  // namespace
 }  // namespace tessera::backend

@@ -82,7 +82,7 @@ TEST_P(EveryConfig, DigitsCnnAndMlp) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, EveryConfig, ::testing::ValuesIn(testing::BundledConfigPaths()),
-                         [](const auto& info) { return ConfigTestName(info.param); });
+                         testing::ConfigParamName());
 
 TEST(ModelE2E, ResNet18OnSimAndRef) {
   HwConfig cfg = testing::LoadConfigOrDie("configs/default.json");

@@ -112,12 +112,16 @@ TEST_P(RtlLayers, CompiledLayersMatchSimToTheCycle) {
       EXPECT_TRUE(a.counters == r.counters) << what << ", layer " << a.node << " (" << a.op << "): cycles sim "
                                             << a.counters.cycles << ", rtl " << r.counters.cycles;
       if (!a.accel) continue;
-      // The network's first convolution is the depthwise one when chosen.
-      const bool depthwise = a.op == "qconv" && choices.depthwise == 1 && !accel_ops.count("qconv depthwise");
-      accel_ops.insert(depthwise ? "qconv depthwise" : a.op);
-      // A fused layer (qconv+max_pool, qconv+qadd) runs each of its ops' sequences.
-      for (size_t at = 0, plus; (plus = a.op.find('+', at)) != std::string::npos; at = plus + 1)
-        accel_ops.insert(a.op.substr(at, plus - at)), accel_ops.insert(a.op.substr(plus + 1));
+      // A fused layer ("qconv+max_pool", "qconv+qadd") runs each of its ops' sequences. The network's
+      // first convolution is the depthwise one when chosen.
+      for (size_t at = 0;;) {
+        const size_t plus = a.op.find('+', at);
+        const std::string op = a.op.substr(at, plus - at);
+        const bool depthwise = op == "qconv" && choices.depthwise == 1 && !accel_ops.count("qconv depthwise");
+        accel_ops.insert(depthwise ? "qconv depthwise" : op);
+        if (plus == std::string::npos) break;
+        at = plus + 1;
+      }
     }
   }
   for (const char* op : {"qconv", "qconv depthwise", "max_pool", "qadd", "qavg_pool", "qmatmul"})
@@ -125,7 +129,7 @@ TEST_P(RtlLayers, CompiledLayersMatchSimToTheCycle) {
 }
 
 INSTANTIATE_TEST_SUITE_P(RtlConfigs, RtlLayers, ::testing::ValuesIn(testing::ConfigPathList(TESSERA_RTL_CONFIG_FILES)),
-                         [](const auto& info) { return testing::ConfigTestName(info.param); });
+                         testing::ConfigParamName());
 
 }  // namespace
 }  // namespace tessera::backend

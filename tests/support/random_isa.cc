@@ -10,6 +10,10 @@ std::vector<std::string> BundledConfigPaths() { return ConfigPathList(TESSERA_BU
 
 bool HoldsBundledWorkloads(const HwConfig& cfg) { return cfg.dram_size_bytes >= (uint64_t{1} << 24); }
 
+bool TooBigForSmallDram(const HwConfig& cfg, const Status& assembled) {
+  return assembled.code() == StatusCode::kResourceExhausted && !HoldsBundledWorkloads(cfg);
+}
+
 std::vector<std::string> ConfigPathList(const std::string& comma_separated) {
   std::vector<std::string> paths;
   for (size_t at = 0; at <= comma_separated.size();) {
