@@ -148,11 +148,13 @@ Placement PlaceMatMul(const ir::Node* n, const HwConfig& cfg) {
   if (!w->is_constant() || w->type().dtype != ir::DType::kI8 || w->type().rank() != 2)
     return Cpu(n, "weights are not a constant int8 matrix");
   if (n->num_inputs() > 2 && !n->input(2)->is_constant()) return Cpu(n, "bias is not constant");
-  if (x->type().rank() != 2) return Cpu(n, "only [rows, K] inputs are tensorized");
+  if (x->type().rank() != 2 && x->type().rank() != 3)
+    return Cpu(n, "only [rows, K] and [B, T, K] inputs are tensorized");
+  // [B, T, K] (any leading dims): the rows of the flattened [B*T, K] matrix.
   ConvGeometry g;
-  const int64_t rows = x->type().shape[0];
+  const int64_t rows = x->type().numel() / x->type().shape.back();
   g.n = 1;
-  g.ic = x->type().shape[1];
+  g.ic = x->type().shape.back();
   g.oc = w->type().shape[0];
   g.ih = g.oh = CeilDiv(rows, cfg.batch);  // rows of batch tiles
   g.iw = g.ow = 1;
@@ -165,7 +167,8 @@ Placement PlaceMatMul(const ir::Node* n, const HwConfig& cfg) {
   p.geo = g;
   p.tiling = *t;
   p.useful_macs = rows * g.ic * g.oc;
-  p.reason = t->ToString();
+  p.reason = x->type().rank() > 2 ? fmt::format("{} rows of [..., {}] flattened; {}", rows, g.ic, t->ToString())
+                                  : t->ToString();
   return p;
 }
 
@@ -210,8 +213,8 @@ bool ActShapeOf(const ir::TensorType& t, int64_t* n, int64_t* c, int64_t* h, int
     *n = t.shape[0], *c = t.shape[1], *h = t.shape[2], *w = t.shape[3];
     return true;
   }
-  if (t.rank() == 2) {
-    *n = t.shape[0], *c = t.shape[1], *h = *w = 1;
+  if (t.rank() == 2 || t.rank() == 3) {  // rank 3: the rows of a [B, T, K] matmul operand
+    *c = t.shape.back(), *n = *c ? t.numel() / *c : 0, *h = *w = 1;
     return true;
   }
   return false;

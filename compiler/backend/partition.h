@@ -58,7 +58,8 @@ struct PartitionOptions {
 StatusOr<std::vector<Placement>> Partition(const ir::Graph& g, const HwConfig& cfg, const PartitionOptions& opts = {});
 
 // Packed activation shape (N, C, H, W) of a value: rank 4 as is, rank 2 as
-// [N, C, 1, 1]; false for other ranks.
+// [N, C, 1, 1], rank 3 [B, T, K] (a matmul's rows) as [B*T, K, 1, 1]; false
+// for other ranks.
 bool ActShapeOf(const ir::TensorType& t, int64_t* n, int64_t* c, int64_t* h, int64_t* w);
 
 // The per-tensor zero point of a quantized int8 value (0 when it has none).
