@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "compiler/backend/batch_matmul.h"
 #include "compiler/backend/channel_slices.h"
 #include "compiler/backend/constants.h"
 #include "compiler/backend/cost_model.h"
@@ -74,11 +75,12 @@ class Compiler {
   tsr::DeviceBuffer* Buffer(const std::string& name) { return m_->mutable_buffers(buffer_index_.at(name)); }
 
   // The device value for an activation, creating its buffer on first use (a
-  // value in a channel slice: its root's buffer).
-  StatusOr<std::string> DeviceValue(const ir::Value* v) {
+  // value in a channel slice: its root's buffer; `rows`: packed as the rows
+  // of a qbatch_matmul operand, batch_matmul.h).
+  StatusOr<std::string> DeviceValue(const ir::Value* v, bool rows = false) {
     if (auto it = device_.find(v->name()); it != device_.end()) return it->second;
-    ActShape s;
-    if (!ActShapeOf(v->type(), &s.n, &s.c, &s.h, &s.w))
+    ActShape s = RowsShapeOf(v->type());
+    if (!rows && !ActShapeOf(v->type(), &s.n, &s.c, &s.h, &s.w))
       return UnimplementedError("value '{}' of rank {} has no device layout", v->name(), v->type().rank());
     if (auto sl = slices_.find(v->name()); sl != slices_.end()) {
       TSR_ASSIGN_OR_RETURN(std::string buf, DeviceValue(g_.FindValue(sl->second.root)));
@@ -108,9 +110,9 @@ class Compiler {
     return view;
   }
 
-  Status Upload(const ir::Value* v) {
+  Status Upload(const ir::Value* v, bool rows = false) {
     if (!host_.count(v->name())) return InternalError("value '{}' is neither on the host nor on the device", v->name());
-    TSR_RETURN_IF_ERROR(DeviceValue(v).status());  // gives it a device buffer
+    TSR_RETURN_IF_ERROR(DeviceValue(v, rows).status());  // gives it a device buffer
     AddTransfer(tsr::Step::UPLOAD, v);
     uploaded_.insert(v->name());
     return OkStatus();
@@ -127,11 +129,33 @@ class Compiler {
     s->set_device_value(v->name());
   }
   // An activation input of an accelerator layer: on the device already, or uploaded now.
-  StatusOr<std::string> DeviceInput(const ir::Value* v) {
+  StatusOr<std::string> DeviceInput(const ir::Value* v, bool rows = false) {
     if (device_.count(v->name()) && (produced_on_device_.count(v->name()) || uploaded_.count(v->name())))
       return device_[v->name()];
-    TSR_RETURN_IF_ERROR(Upload(v));
+    TSR_RETURN_IF_ERROR(Upload(v, rows));
     return device_[v->name()];
+  }
+  // A qbatch_matmul's second operand b [..., K, N], uploaded as G weight
+  // matrices b_g^T (a host repack; a device result is downloaded first).
+  StatusOr<std::string> WeightsUpload(const ir::Value* b, const ir::Node* n) {
+    if (!host_.count(b->name())) TSR_RETURN_IF_ERROR(Download(b));
+    const ir::Shape& t = b->type().shape;
+    const int64_t k = t[t.size() - 2], cols = t.back(), groups = b->type().numel() / (k * cols);
+    const std::string dv = b->name() + "@weights:" + n->output()->name();
+    const uint64_t bytes = static_cast<uint64_t>(groups) * PackedWeightBytes(cfg_, MatrixPacking(cfg_, cols, k));
+    const std::string buf = NewBuffer("act:" + dv, bytes);
+    tsr::DeviceValue* d = m_->add_device_values();
+    d->set_value(dv);
+    d->set_buffer(buf);
+    for (int64_t x : {groups, k, cols, int64_t{1}}) d->add_act_shape(x);
+    d->set_weights(true);
+    device_[dv] = buf;
+    tsr::Step* s = m_->add_steps();
+    s->set_kind(tsr::Step::UPLOAD);
+    s->set_value(b->name());
+    s->set_device_value(dv);
+    uploaded_.insert(b->name());
+    return buf;
   }
 
   // ---- steps ----
@@ -232,6 +256,39 @@ class Compiler {
           c.add_min = a->attrs().Int("act_min", -128), c.add_max = a->attrs().Int("act_max", 127);
         }
         TSR_RETURN_IF_ERROR(EmitConv(stream, cfg_, c));
+        break;
+      }
+      case AccelOp::kBatchMatMul: {  // batch_matmul.h: one dense layer per product
+        TSR_ASSIGN_OR_RETURN(std::string in_buf, DeviceInput(n->input(0), true));
+        TSR_ASSIGN_OR_RETURN(std::string wb, WeightsUpload(n->input(1), n));
+        TSR_ASSIGN_OR_RETURN(std::string out_buf, DeviceValue(n->output(), true));
+        TSR_ASSIGN_OR_RETURN(ConvBlocking blocks, BlockConv(cfg_, p.geo));
+        const WeightPacking wp = MatrixPacking(cfg_, p.geo.oc, p.geo.ic);
+        TSR_CHECK(wp.ocb == blocks.ocb && wp.ibpo == blocks.ibpo && !blocks.depthwise, "matmul blocking of {}",
+                  n->Label());
+        const std::string pb = NewBuffer("p:" + n->output()->name(), PackedChannelParamBytes(cfg_, p.geo.oc));
+        SetChannelParamPacking(cfg_, *n, p.geo.oc, Buffer(pb));
+        ConvCodegen c;
+        c.name = n->Label();
+        c.geo = p.geo, c.blocks = blocks, c.tiling = p.tiling;
+        TSR_ASSIGN_OR_RETURN(Slot sx, slot(in_buf, buffer_bytes(in_buf)));
+        TSR_ASSIGN_OR_RETURN(Slot sy, slot(out_buf, buffer_bytes(out_buf)));
+        TSR_ASSIGN_OR_RETURN(c.weights, slot(wb, buffer_bytes(wb)));
+        TSR_ASSIGN_OR_RETURN(c.params, slot(pb, buffer_bytes(pb)));
+        c.shift = static_cast<int>(n->attrs().Int("shift"));
+        c.act_min = n->attrs().Int("act_min", -128);
+        c.act_max = n->attrs().Int("act_max", 127);
+        const int64_t row_blocks = p.geo.ih, matrix_tiles = wp.ocb * wp.ibpo;
+        for (int64_t g = 0; g < p.products; ++g) {
+          if (g > 0) {  // the next product's loads overwrite the input and weight tiles the last one's GEMMs read
+            TSR_RETURN_IF_ERROR(stream.Push(Module::kCompute, Module::kLoad));
+            TSR_RETURN_IF_ERROR(stream.Pop(Module::kCompute, Module::kLoad));
+          }
+          c.in = ActView{sx, g * row_blocks * blocks.icb, 0, 1, blocks.icb};
+          c.out = ActView{sy, g * row_blocks * blocks.ocb, 0, 1, blocks.ocb};
+          c.weight_base = g * matrix_tiles;
+          TSR_RETURN_IF_ERROR(EmitConv(stream, cfg_, c));
+        }
         break;
       }
       case AccelOp::kPool: {
@@ -401,6 +458,9 @@ std::string DescribeModel(const tsr::Model& m) {
       m.name(), m.isa_fingerprint(), m.steps_size(), m.buffers_size(), constant, activation);
   s += fmt::format("  {:<4} {:<9} {:<12} {:<44} {:>12} {:>14}  {}\n", "#", "where", "op", "node", "pred. cycles",
                    "MACs", "reason");
+  std::set<std::string> weights;  // device values uploaded as weight tiles (batch_matmul.h)
+  for (const tsr::DeviceValue& v : m.device_values())
+    if (v.weights()) weights.insert(v.value());
   int i = 0;
   for (const tsr::Step& st : m.steps()) {
     switch (st.kind()) {
@@ -414,7 +474,10 @@ std::string DescribeModel(const tsr::Model& m) {
         break;
       case tsr::Step::UPLOAD:
         s += fmt::format("  {:<4} {:<9} {:<12} {:<44} {:>12} {:>14}  {}\n", i, "upload",
-                         st.im2col_size() ? "im2col" : "pack", st.value(), "", "", "host -> device boundary");
+                         st.im2col_size()                   ? "im2col"
+                         : weights.count(st.device_value()) ? "weights"
+                                                            : "pack",
+                         st.value(), "", "", "host -> device boundary");
         break;
       case tsr::Step::DOWNLOAD:
         s += fmt::format("  {:<4} {:<9} {:<12} {:<44} {:>12} {:>14}  {}\n", i, "download", "unpack", st.value(), "", "",

@@ -21,7 +21,8 @@ namespace tessera::backend {
 
 // 2: weights stored once, in the graph; constant buffers record their packing.
 // 3: device values may be channel slices of a shared buffer (in-place concat).
-inline constexpr uint32_t kTsrFormatVersion = 3;
+// 4: device values may be host values uploaded as weights (qbatch_matmul).
+inline constexpr uint32_t kTsrFormatVersion = 4;
 // Artifacts larger than this are refused on load.
 inline constexpr uint64_t kMaxTsrBytes = uint64_t{2} << 30;
 

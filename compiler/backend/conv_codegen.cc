@@ -99,8 +99,9 @@ class ConvEmitter {
         const int64_t row = x.tib * kk_, pitch = b_.ibpo * kk_;
         for (int64_t o = 0; o < (row == pitch ? 1 : x.tob); ++o) {
           const int64_t at = ((x.ob0 + o) * b_.ibpo + x.j0) * kk_;
-          TSR_RETURN_IF_ERROR(s_.Load(MemType::kWgt, at, c_.weights, at, Dma2D{1, row == pitch ? x.tob * row : row})
-                                  .WithContext(c_.name));
+          TSR_RETURN_IF_ERROR(
+              s_.Load(MemType::kWgt, at, c_.weights, c_.weight_base + at, Dma2D{1, row == pitch ? x.tob * row : row})
+                  .WithContext(c_.name));
         }
       }
     } else {
@@ -108,8 +109,9 @@ class ConvEmitter {
       w.y_size = x.tob;
       w.x_size = x.tib * kk_;
       w.x_stride = b_.ibpo * kk_;
-      TSR_RETURN_IF_ERROR(s_.Load(MemType::kWgt, wgt_base_[x.slot], c_.weights, (x.ob0 * b_.ibpo + x.j0) * kk_, w)
-                              .WithContext(c_.name));
+      TSR_RETURN_IF_ERROR(
+          s_.Load(MemType::kWgt, wgt_base_[x.slot], c_.weights, c_.weight_base + (x.ob0 * b_.ibpo + x.j0) * kk_, w)
+              .WithContext(c_.name));
     }
     return s_.Push(Module::kLoad, Module::kCompute);
   }

@@ -122,6 +122,24 @@ void PackConvWeightsInto(const HwConfig& cfg, const WeightPacking& wp, const int
     ScatterWeights<0>(cfg, wp, w, out, lb);
 }
 
+WeightPacking MatrixPacking(const HwConfig& cfg, int64_t n, int64_t k) {
+  return WeightPacking{n, k, 1, CeilDiv(n, cfg.block_out), CeilDiv(k, cfg.block_in), false};
+}
+
+void PackMatrixBatchInto(const HwConfig& cfg, int64_t g, int64_t k, int64_t n, const int8_t* b,
+                         std::vector<uint8_t>* out) {
+  const WeightPacking p = MatrixPacking(cfg, n, k);
+  const uint64_t each = PackedWeightBytes(cfg, p);
+  out->resize(static_cast<size_t>(g * each));
+  std::vector<int8_t> wt(static_cast<size_t>(n * k));
+  for (int64_t i = 0; i < g; ++i) {
+    const int8_t* bi = b + i * k * n;
+    for (int64_t r = 0; r < k; ++r)
+      for (int64_t c = 0; c < n; ++c) wt[static_cast<size_t>(c * k + r)] = bi[r * n + c];
+    PackConvWeightsInto(cfg, p, wt.data(), out->data() + i * each);
+  }
+}
+
 std::vector<uint8_t> PackChannelParams(const HwConfig& cfg, int64_t oc, const std::vector<int64_t>& bias,
                                        const std::vector<int64_t>& multiplier) {
   std::vector<uint8_t> out(PackedChannelParamBytes(cfg, oc));

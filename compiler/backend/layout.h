@@ -46,6 +46,14 @@ struct WeightPacking {
 WeightPacking WeightPackingOf(const ConvGeometry& g, const ConvBlocking& b);
 uint64_t PackedWeightBytes(const HwConfig& cfg, const WeightPacking& p);
 
+// A matmul's weights w[N][K] (kk = 1, every output block reads every input block).
+WeightPacking MatrixPacking(const HwConfig& cfg, int64_t n, int64_t k);
+// G products' second operands b[G][K][N] (int8, activations) as G packed
+// weight matrices w_g = b_g^T, one after the other (qbatch_matmul); `out` is
+// resized to G * PackedWeightBytes(cfg, MatrixPacking(cfg, n, k)).
+void PackMatrixBatchInto(const HwConfig& cfg, int64_t g, int64_t k, int64_t n, const int8_t* b,
+                         std::vector<uint8_t>* out);
+
 // Conv (or matmul: KH = KW = 1) weights [OC][IC/groups][KH][KW], int8.
 std::vector<uint8_t> PackConvWeights(const HwConfig& cfg, const ConvGeometry& g, const ConvBlocking& b,
                                      const int8_t* w);

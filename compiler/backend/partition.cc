@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "compiler/backend/batch_matmul.h"
 #include "compiler/backend/fuse_conv_add.h"
 #include "compiler/backend/fuse_conv_pool.h"
 #include "isa/base/math.h"
@@ -243,6 +244,7 @@ StatusOr<std::vector<Placement>> Partition(const ir::Graph& g, const HwConfig& c
   std::vector<Placement> out;
   std::set<const ir::Value*> host(g.inputs().begin(), g.inputs().end());
   std::set<const ir::Value*> device;
+  std::set<const ir::Value*> rows;  // rank >= 4 device values packed as rows (batch_matmul.h)
   if (cfg.block_in != cfg.block_out) {
     for (const ir::Node* n : g.nodes()) out.push_back(Cpu(n, "the config's BLOCK_IN differs from BLOCK_OUT"));
     return out;
@@ -254,6 +256,8 @@ StatusOr<std::vector<Placement>> Partition(const ir::Graph& g, const HwConfig& c
       p = PlaceConv(n, cfg, host, opts);
     } else if (op == "qmatmul") {
       p = PlaceMatMul(n, cfg);
+    } else if (op == "qbatch_matmul") {
+      p = PlaceBatchMatMul(n, cfg, device, rows);
     } else if (op == "max_pool") {
       p = PlacePool(n, cfg, true);
     } else if (op == "qavg_pool") {
@@ -306,6 +310,10 @@ StatusOr<std::vector<Placement>> Partition(const ir::Graph& g, const HwConfig& c
           "--cpu-fallback to run it on the CPU",
           n->Describe(), cfg.name, p.reason);
     if (p.cannot_fit) p.reason = "does not fit the accelerator: " + p.reason;
+    if (p.kind != PlaceKind::kCpu && p.op != AccelOp::kBatchMatMul &&
+        std::any_of(n->inputs().begin(), n->inputs().end(), [&](const ir::Value* v) { return rows.count(v) > 0; }))
+      p = Cpu(n, "reads a matrix product's result held as rows");
+    if (p.op == AccelOp::kBatchMatMul && n->output()->type().rank() >= 4) rows.insert(n->output());
     for (const ir::Value* v : n->outputs()) (p.kind == PlaceKind::kCpu ? host : device).insert(v);
     out.push_back(std::move(p));
   }

@@ -16,7 +16,7 @@ namespace tessera::backend {
 
 // kFused: computed inside another accelerator layer (fuse_conv_pool.h, fuse_conv_add.h).
 enum class PlaceKind { kAccel, kAlias, kCpu, kFused };
-enum class AccelOp { kNone, kConv, kDense, kPool, kAdd, kMul };
+enum class AccelOp { kNone, kConv, kDense, kBatchMatMul, kPool, kAdd, kMul };
 
 struct Placement {
   const ir::Node* node = nullptr;
@@ -32,7 +32,8 @@ struct Placement {
   // step is emitted at the add's position; `add_operand` is the conv's input index of the add.
   const ir::Node* fused_add = nullptr;
   int add_operand = 0;
-  int carrier = -1;  // kFused add: the index of the placement whose step computes it
+  int carrier = -1;      // kFused add: the index of the placement whose step computes it
+  int64_t products = 1;  // kBatchMatMul: independent products of geometry `geo` (batch_matmul.h)
   // kPool
   PoolCodegen pool;
   int64_t useful_macs = 0;

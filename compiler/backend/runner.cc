@@ -68,6 +68,7 @@ struct ModelRunner::Impl {
     std::string buffer;
     ActShape shape;
     int64_t channel_offset = 0, buffer_channels = 0;  // a channel slice of a wider buffer when > 0
+    bool weights = false;                             // shape [G, K, N, 1]: uploaded as weight tiles
   };
   // Copies the packed tiles of dv to (upload) or from the device: one span,
   // or per batch block the slice's channel blocks of its buffer.
@@ -172,7 +173,7 @@ struct ModelRunner::Impl {
       if (v.act_shape_size() != 4 || !buffers.count(v.buffer()))
         return DataLossError("compiled model: device value '{}' is malformed", v.value());
       dev_values[v.value()] = {v.buffer(), ActShape{v.act_shape(0), v.act_shape(1), v.act_shape(2), v.act_shape(3)},
-                               v.channel_offset(), v.buffer_channels()};
+                               v.channel_offset(), v.buffer_channels(), v.weights()};
     }
     exes.resize(model->steps_size());
     kernels.resize(model->steps_size());
@@ -235,6 +236,12 @@ struct ModelRunner::Impl {
           auto it = host.find(st.value());
           if (it == host.end()) return InternalError("step {}: '{}' is not on the host", i, st.value());
           const DevValue& dv = dev_values.at(st.device_value());
+          if (dv.weights) {  // a qbatch_matmul's second operand, transposed into weight tiles
+            PackMatrixBatchInto(cfg, dv.shape.n, dv.shape.c, dv.shape.h, it->second.data<int8_t>(), &scratch);
+            TSR_RETURN_IF_ERROR(rt->CopyIn(buffers.at(dv.buffer), scratch.data(), scratch.size()));
+            p.transfer_seconds += Now() - s0;
+            break;
+          }
           if (st.im2col_size() == 8) {
             const auto& q = graph->FindValue(st.value())->type().quant;
             const int8_t pad = q && !q->zero_point.empty() ? static_cast<int8_t>(q->zero_point[0]) : 0;

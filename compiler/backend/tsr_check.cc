@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "compiler/backend/batch_matmul.h"
 #include "compiler/backend/layout.h"
 #include "compiler/backend/partition.h"
 #include "compiler/backend/tsr.pb.h"
@@ -85,6 +86,15 @@ class Checker {
       for (int64_t d : v.act_shape())
         if (d < 1 || d > kMaxDim) return DataLossError("{}: dimension {} is out of range", what, d);
       ActShape s{v.act_shape(0), v.act_shape(1), v.act_shape(2), v.act_shape(3)};
+      if (v.weights()) {  // [G, K, N, 1]: G packed weight matrices; it occupies the whole buffer
+        const Wide bytes = Wide(s.n) * Wide(PackedWeightBytes(cfg_, MatrixPacking(cfg_, s.h, s.c)));
+        if (s.w != 1 || v.buffer_channels() != 0 || v.channel_offset() != 0 || bytes > Wide(b->second->bytes()))
+          return DataLossError("{}: {} weight matrices [{}, {}] do not fit its buffer '{}' of {} bytes", what, s.n, s.h,
+                               s.c, v.buffer(), b->second->bytes());
+        dev_values_[v.value()] = {&v, s, 0, INT64_MAX};
+        by_buffer_[v.buffer()].push_back(v.value());
+        continue;
+      }
       const int64_t wide = v.buffer_channels() ? v.buffer_channels() : s.c;  // the buffer's channels
       if (v.buffer_channels() < 0 || v.buffer_channels() > kMaxDim || v.channel_offset() < 0 ||
           v.channel_offset() % cfg_.block_in != 0 || v.channel_offset() > wide - s.c)
@@ -117,8 +127,19 @@ class Checker {
 
   // The transferred graph value must be int8 with exactly the device value's shape.
   Status SameLayout(const ir::Value& v, const DevValue& dv) const {
+    if (dv.proto->weights()) {  // [..., K, N] as [G, K, N, 1]
+      const ir::Shape& t = v.type().shape;
+      if (v.type().dtype != ir::DType::kI8 || t.size() < 2 || t[t.size() - 2] != dv.shape.c || t.back() != dv.shape.h ||
+          v.type().numel() != dv.shape.n * dv.shape.c * dv.shape.h)
+        return DataLossError("value '{}' {} does not match weight device value '{}' {}", v.name(),
+                             ir::TypeToString(v.type()), dv.proto->value(), ShapeText(dv.shape));
+      return OkStatus();
+    }
     ActShape s;
-    if (v.type().dtype != ir::DType::kI8 || !ActShapeOf(v.type(), &s.n, &s.c, &s.h, &s.w) || !SameShape(s, dv.shape))
+    // A qbatch_matmul operand or result may also be packed as rows (batch_matmul.h).
+    const bool rows = v.type().rank() >= 2 && SameShape(RowsShapeOf(v.type()), dv.shape);
+    if (v.type().dtype != ir::DType::kI8 ||
+        (!rows && (!ActShapeOf(v.type(), &s.n, &s.c, &s.h, &s.w) || !SameShape(s, dv.shape))))
       return DataLossError("value '{}' {} does not match device value '{}' {}", v.name(), ir::TypeToString(v.type()),
                            dv.proto->value(), ShapeText(dv.shape));
     return OkStatus();
@@ -186,6 +207,8 @@ class Checker {
       case tsr::Step::UPLOAD: {
         TSR_ASSIGN_OR_RETURN(const ir::Value* v, GraphValue(st.value()));
         TSR_ASSIGN_OR_RETURN(const DevValue* dv, Device(st.device_value()));
+        if (dv->proto->weights() && st.im2col_size() != 0)
+          return DataLossError("im2col parameters on an upload as weights");
         if (st.im2col_size() == 8) {
           TSR_RETURN_IF_ERROR(Im2colShape(st, *v, *dv));
         } else if (st.im2col_size() != 0) {
@@ -202,6 +225,8 @@ class Checker {
         TSR_ASSIGN_OR_RETURN(const ir::Value* v, GraphValue(st.value()));
         TSR_ASSIGN_OR_RETURN(const DevValue* dv, Device(st.device_value()));
         TSR_RETURN_IF_ERROR(SameLayout(*v, *dv));
+        if (dv->proto->weights())
+          return DataLossError("'{}' is held as weight tiles: it cannot be downloaded", v->name());
         if (!OnDevice(st.device_value()))
           return DataLossError("'{}' is downloaded before it is computed on the device", v->name());
         host_.insert(v->name());

@@ -1,5 +1,5 @@
 // GEMM-family kernels: gemm and matmul (fp32, numpy batch broadcasting),
-// qmatmul (int8 golden model), qlinear_matmul and matmul_integer (ONNX
+// qmatmul and qbatch_matmul (int8 golden models), qlinear_matmul and matmul_integer (ONNX
 // zero-point semantics).
 #include <algorithm>
 #include <cmath>
@@ -188,6 +188,20 @@ void IntMatMul(const MatMulGeom& g, const Tensor& a, int64_t az, const Tensor& b
                bf.data() + g.batches[i].second * g.k * g.n, g.n, acc + i * g.m * g.n, g.n, false);
 }
 
+// qbatch_matmul: a[..., M, K] x b[..., K, N] per leading index (two symmetric
+// int8 activations), then one MULSHR requantization and the clamp.
+StatusOr<KernelFn> MakeQBatchMatMul(const ir::Node& node) {
+  const MatMulGeom g = ReadMatMul(node.input(0)->type().shape, node.input(1)->type().shape);
+  const Requant rq = ReadRequant(node);
+  return KernelFn([=](const Operands& in, std::vector<Tensor>& out) -> Status {
+    const int64_t total = out[0].numel();
+    int32_t* acc = ScratchAs<int32_t>(2, total);
+    IntMatMul(g, *in[0], 0, *in[1], {0}, acc);
+    RequantizeRun(acc, total, 0, rq.M(0), rq.shift, rq.lo, rq.hi, out[0].data<int8_t>());
+    return OkStatus();
+  });
+}
+
 StatusOr<KernelFn> MakeMatMulInteger(const ir::Node& node) {
   const MatMulGeom g = ReadMatMul(node.input(0)->type().shape, node.input(1)->type().shape);
   const int64_t az = node.attrs().Int("a_zero_point", 0);
@@ -234,6 +248,7 @@ KernelFactory FindMatMulKernel(const std::string& op) {
   if (op == "matmul") return MakeMatMul;
   if (op == "gemm") return MakeGemm;
   if (op == "qmatmul") return MakeQMatMul;
+  if (op == "qbatch_matmul") return MakeQBatchMatMul;
   if (op == "matmul_integer") return MakeMatMulInteger;
   if (op == "qlinear_matmul") return MakeQLinearMatMul;
   return nullptr;

@@ -1,12 +1,14 @@
 // Type inference for quantized ops. Two families:
-//  * accelerator ops (qconv, qmatmul, qadd, qavg_pool, requantize): int8
-//    activations (zero point 0; qconv/qmatmul: any per-tensor zero point on
-//    input and result), symmetric int8 weights, int32 bias, fixed-point
+//  * accelerator ops (qconv, qmatmul, qbatch_matmul, qadd, qmul, qavg_pool,
+//    requantize): int8 activations (zero point 0; qconv/qmatmul: any
+//    per-tensor zero point on input and result), symmetric int8 weights, int32 bias, fixed-point
 //    requantization attributes; their exact per-element arithmetic is
 //    specified in docs/quantization.md and runs as isa/alu.h primitives;
 //  * ONNX-semantics CPU ops (qlinear_conv, qlinear_matmul, conv_integer,
 //    matmul_integer) for zero points or types the accelerator cannot take;
 // plus the boundary ops quantize, dequantize and quant_cast.
+#include <algorithm>
+
 #include "compiler/ir/ops_util.h"
 
 namespace tessera::ir::opdefs {
@@ -162,6 +164,27 @@ Status InferQMul(const Node& n, std::vector<TensorType>* out) {
   return OkStatus();
 }
 
+// y[..., M, N] = clamp(MULSHR(a[..., M, K] x b[..., K, N], multiplier, shift)):
+// a product of two activations (attention's Q K^T and P V), one product per
+// index of the shared leading dimensions.
+Status InferQBatchMatMul(const Node& n, std::vector<TensorType>* out) {
+  TSR_RETURN_IF_ERROR(ExpectSymmetricI8(n, 0));
+  TSR_RETURN_IF_ERROR(ExpectSymmetricI8(n, 1));
+  const Shape& a = In(n, 0).shape;
+  const Shape& b = In(n, 1).shape;
+  if (a.size() < 2 || a.size() != b.size() || !std::equal(a.begin(), a.end() - 2, b.begin()) ||
+      a[a.size() - 1] != b[b.size() - 2])
+    return NodeError(n, "operands {} and {} are not [..., M, K] and [..., K, N] with the same leading dimensions",
+                     Operand(n, 0), Operand(n, 1));
+  if (a.back() > kMaxReduction) return NodeError(n, "reduction length {} exceeds {}", a.back(), kMaxReduction);
+  TSR_RETURN_IF_ERROR(CheckRequant(n, 1));
+  TSR_RETURN_IF_ERROR(ExpectDeclaredSymmetricI8(n, *out, 0));
+  Shape o = a;
+  o.back() = b.back();
+  (*out)[0].shape = o;
+  return OkStatus();
+}
+
 Status InferQAvgPool(const Node& n, std::vector<TensorType>* out) {
   TSR_RETURN_IF_ERROR(ExpectSymmetricI8(n, 0));
   TSR_RETURN_IF_ERROR(ExpectRank(n, 0, 4));
@@ -283,6 +306,13 @@ void RegisterQuantOps(std::vector<OpDef>* ops) {
                   {mult, shift, amin, amax},
                   InferQMatMul,
                   "int8 (x[..., K] - zx) times w[N, K]^T, int32 accumulate + bias, MULSHR requantize, + zy, clamp"});
+  ops->push_back({"qbatch_matmul",
+                  2,
+                  2,
+                  1,
+                  {mult, shift, amin, amax},
+                  InferQBatchMatMul,
+                  "int8 a[..., M, K] times b[..., K, N] (two activations), int32 accumulate, MULSHR, clamp"});
   ops->push_back({"qadd",
                   2,
                   2,

@@ -2,7 +2,8 @@
 // integer ops. uint8 activations first become int8 (zero point - 128), and
 // QOperator qlinear_conv/qlinear_matmul become qconv/qmatmul where they can;
 // then it looks at every quantize node q = quantize(p(dequantize(..))):
-//   conv/gemm/matmul -> qconv/qmatmul (fold_qdq_gemm.cc), add -> qadd,
+//   conv/gemm/matmul -> qconv/qmatmul (fold_qdq_gemm.cc), matmul of two
+//   activations -> qbatch_matmul, add -> qadd,
 //   avg_pool/global_avg_pool -> qavg_pool, relu/clip -> requantize,
 //   max_pool and data movement -> the same op on int8 (+ requantize if the
 //   scale changes), concat -> requantize inputs + concat,
@@ -221,6 +222,32 @@ bool FoldMul(ir::Graph& g, ir::Node* q, ir::Node* p) {
   return true;
 }
 
+// a x b of two symmetric int8 activations ([..., M, K] x [..., K, N], the
+// same leading dims: attention's Q K^T and P V): qbatch_matmul with the
+// fixed-point factor s_a s_b / s_y.
+bool FoldBatchMatMul(ir::Graph& g, ir::Node* q, ir::Node* p) {
+  ir::Value* a = Dq(p->input(0));
+  ir::Value* b = Dq(p->input(1));
+  const ir::TensorType& y = q->output()->type();
+  if (!a || !b || b->is_constant() || !SymI8(a->type()) || !SymI8(b->type()) || !SymI8(y)) return false;
+  const ir::Shape& as = a->type().shape;
+  const ir::Shape& bs = b->type().shape;
+  if (as.size() < 2 || as.size() != bs.size() || !std::equal(as.begin(), as.end() - 2, bs.begin()) ||
+      as.back() != bs[bs.size() - 2] || as.back() > 131071)
+    return false;
+  auto fp = quant::ChooseFixedPoint({double(Scale(a)) * Scale(b) / y.quant->scale[0]});
+  if (!fp.ok()) return false;
+  int64_t lo, hi;
+  ActBounds(*p, y.quant->scale[0], 0, &lo, &hi);
+  ir::Attrs at;
+  at.Set("multiplier", fp->multiplier);
+  at.Set("shift", static_cast<int64_t>(fp->shift));
+  if (lo != -128) at.Set("act_min", lo);
+  if (hi != 127) at.Set("act_max", hi);
+  ReplaceQuantize(g, q, "qbatch_matmul", {a, b}, at);
+  return true;
+}
+
 bool FoldAvgPool(ir::Graph& g, ir::Node* q, ir::Node* p) {
   ir::Value* x = Dq(p->input(0));
   const ir::TensorType& y = q->output()->type();
@@ -372,7 +399,7 @@ StatusOr<PassStats> FoldQdq(ir::Graph& g) {
       if (op == "conv")
         done = FoldConv(g, q, p);
       else if (op == "gemm" || op == "matmul")
-        done = FoldGemm(g, q, p);
+        done = FoldGemm(g, q, p) || (op == "matmul" && FoldBatchMatMul(g, q, p));
       else if (op == "add")
         done = FoldAdd(g, q, p);
       else if (op == "mul")

@@ -36,6 +36,12 @@ std::vector<int> Int8Operands(const ir::Node& n) {
     if (!ConstF32(n.input(1)) || (n.num_inputs() > 2 && !ConstF32(n.input(2)))) return {};
     return {0};
   }
+  if (op == "matmul" && f32(1)) {  // two activations (attention): [..., M, K] x [..., K, N], same leading dims
+    const ir::Shape& a = n.input(0)->type().shape;
+    const ir::Shape& b = n.input(1)->type().shape;
+    if (a.size() < 2 || a.size() != b.size() || !std::equal(a.begin(), a.end() - 2, b.begin())) return {};
+    return {0, 1};
+  }
   if (op == "gemm" || op == "matmul") {
     if (!ConstF32(n.input(1)) || n.input(1)->type().rank() != 2 || n.input(0)->type().rank() < 2) return {};
     if (op == "gemm" &&
@@ -172,7 +178,7 @@ StatusOr<QuantizeReport> QuantizeGraph(ir::Graph& g, const Ranges& ranges) {
       insert_qdq(v, s, false);
     }
     // Weights: dequantize(int8 per-output-channel constant).
-    if (n->op() == "conv" || n->op() == "gemm" || n->op() == "matmul") {
+    if ((n->op() == "conv" || n->op() == "gemm" || n->op() == "matmul") && n->input(1)->is_constant()) {
       ir::Value* w = n->input(1);
       const int axis = n->op() == "conv" || (n->op() == "gemm" && n->attrs().Int("trans_b", 0)) ? 0 : 1;
       std::vector<float> ws;

@@ -3,8 +3,9 @@
 // activation an int8-capable op reads or writes (symmetric per-tensor scale
 // limit/127), weights as dequantize(int8 constant) with symmetric per-output-
 // channel scales max|w|/127 -- then runs fold-qdq, which turns the QDQ
-// patterns into qconv / qmatmul / qadd / qavg_pool / requantize and int8 data
-// movement. Whatever does not fold stays float between dequantize and
+// patterns into qconv / qmatmul / qbatch_matmul (a matmul of two
+// activations, both symmetric int8) / qadd / qavg_pool / requantize and int8
+// data movement. Whatever does not fold stays float between dequantize and
 // quantize and runs on the CPU. Arithmetic: docs/quantization.md.
 #pragma once
 

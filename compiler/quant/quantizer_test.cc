@@ -201,5 +201,46 @@ TEST(Quantizer, CopyingMovementRunsOnInt8AndInterpolationStaysFloat) {
   }
 }
 
+// Attention's products of two activations (Q K^T, then P V per head) become
+// qbatch_matmul with both operands symmetric int8; the softmax stays float,
+// and the int8 graph stays close to the float one.
+TEST(Quantizer, ActivationProductsBecomeQBatchMatMul) {
+  const std::string text =
+      "graph @g(%x: f32[1,2,4,8]) {\n"
+      "  %t: f32[1,2,8,4] = transpose(%x) {perm=[0, 1, 3, 2]}\n"
+      "  %s: f32[1,2,4,4] = matmul(%x, %t)\n"
+      "  %p: f32[1,2,4,4] = softmax(%s) {axis=3}\n"
+      "  %o: f32[1,2,4,8] = matmul(%p, %x)\n"
+      "  return %o\n}\n";
+  auto g = ir::ParseGraph(text);
+  auto f = ir::ParseGraph(text);
+  ASSERT_TRUE(g.ok() && f.ok()) << g.status().ToString();
+  std::mt19937 rng(11);
+  std::normal_distribution<float> d(0.f, 1.f);
+  ir::Tensor calib(ir::DType::kF32, {4, 2, 4, 8});
+  for (int64_t i = 0; i < calib.numel(); ++i) calib.data<float>()[i] = d(rng);
+  auto r = QuantizePostTraining(**g, calib);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->float_ops.size(), 1u) << r->ToString();
+  EXPECT_EQ(r->float_ops[0], "softmax 'p'");
+  int products = 0;
+  for (const ir::Node* n : (*g)->nodes()) products += n->op() == "qbatch_matmul";
+  EXPECT_EQ(products, 2) << ir::PrintGraph(**g);
+  ir::Tensor x(ir::DType::kF32, {1, 2, 4, 8});
+  std::copy(calib.data<float>(), calib.data<float>() + x.numel(), x.data<float>());
+  auto qe = exec::Executor::Create(**g);
+  auto fe = exec::Executor::Create(**f);
+  ASSERT_TRUE(qe.ok() && fe.ok());
+  auto qo = (*qe)->Run({x});
+  auto fo = (*fe)->Run({x});
+  ASSERT_TRUE(qo.ok() && fo.ok());
+  float err = 0, top = 0;
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    err = std::max(err, std::fabs((*qo)[0].data<float>()[i] - (*fo)[0].data<float>()[i]));
+    top = std::max(top, std::fabs((*fo)[0].data<float>()[i]));
+  }
+  EXPECT_LT(err, 0.05f * top);
+}
+
 }  // namespace
 }  // namespace tessera::quant

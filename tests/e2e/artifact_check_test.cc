@@ -123,6 +123,25 @@ TEST_F(ArtifactCheck, ChannelSlicesAreChecked) {
   EXPECT_TRUE(Contains(e, "needs more than the")) << e;
 }
 
+// A device value uploaded as weights (qbatch_matmul's second operand):
+// its G matrices must fit its buffer and be the uploaded value's [..., K, N].
+TEST_F(ArtifactCheck, WeightUploadsAreChecked) {
+  ASSERT_TRUE(mlp_->model);
+  tsr::Model m = *mlp_->model;
+  const int up = FindStep(m, tsr::Step::UPLOAD);
+  ASSERT_GE(up, 0);
+  tsr::DeviceValue* dv = DeviceValueOf(m, m.steps(up).device_value());
+  dv->set_weights(true);
+  dv->set_act_shape(0, int64_t{1} << 20);  // 2^20 weight matrices
+  std::string e = LoadError(m);
+  EXPECT_TRUE(Contains(e, "do not fit its buffer")) << e;
+  for (tsr::DeviceBuffer& b : *m.mutable_buffers())
+    if (b.name() == dv->buffer()) b.set_bytes(1 << 16);
+  dv->set_act_shape(0, 1), dv->set_act_shape(1, 1), dv->set_act_shape(2, 1), dv->set_act_shape(3, 1);
+  e = LoadError(m);
+  EXPECT_TRUE(Contains(e, "does not match weight device value '" + dv->value() + "'")) << e;
+}
+
 TEST_F(ArtifactCheck, Im2colParametersAreChecked) {
   ASSERT_TRUE(compiled_->model);
   // im2col parameters added to a plain upload: the patches over-read the input.
