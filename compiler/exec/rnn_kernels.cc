@@ -2,6 +2,7 @@
 // direction and time step the gate pre-activations are x_t W^T + h_{t-1} R^T
 // + biases (float accumulation), optionally clipped, then the gate functions
 // of `activations` (ONNX names, with activation_alpha/beta taken in order).
+// With input_projected (hoist-rnn-input) x_t W^T is read from x.
 #include <cmath>
 #include <sstream>
 
@@ -34,8 +35,9 @@ struct Config {
   std::string op;
   int64_t t = 0, b = 0, i = 0, h = 0, dirs = 1, gates = 1;
   bool reverse = false, input_forget = false, linear_before_reset = false;
-  float clip = 0;         // 0: none
-  std::vector<Act> acts;  // per direction: lstm 3, gru 2, rnn 1
+  bool projected = false;  // x holds x W^T [T, B, D*G*H] (hoist-rnn-input)
+  float clip = 0;          // 0: none
+  std::vector<Act> acts;   // per direction: lstm 3, gru 2, rnn 1
 };
 
 // The default activations, or the node's list with alpha/beta consumed in order.
@@ -99,9 +101,13 @@ Status Run(const Config& c, const Operands& in, std::vector<Tensor>& out) {
       if (lstm) std::copy(C0 + (d * Bt + b) * H, C0 + (d * Bt + b + 1) * H, cell.begin());
       for (int64_t s = 0; s < c.t; ++s) {
         const int64_t t = rev ? c.t - 1 - s : s;
-        const float* xt = x + (t * Bt + b) * I;
         for (int64_t k = 0; k < G * H; ++k) pre[k] = wb[k], rh[k] = rb[k];
-        MatVec(xt, w, G * H, I, pre.data());
+        if (c.projected) {
+          const float* xt = x + ((t * Bt + b) * c.dirs + d) * G * H;
+          for (int64_t k = 0; k < G * H; ++k) pre[k] += xt[k];
+        } else {
+          MatVec(x + (t * Bt + b) * I, w, G * H, I, pre.data());
+        }
         MatVec(h.data(), r, G * H, H, rh.data());
         if (lstm) {  // gates i, o, f, c
           for (int64_t j = 0; j < H; ++j) {
@@ -161,6 +167,8 @@ StatusOr<KernelFn> MakeRecurrent(const ir::Node& node) {
   c.clip = node.attrs().Float("clip", 0.f);
   c.input_forget = node.attrs().Int("input_forget", 0) != 0;
   c.linear_before_reset = node.attrs().Int("linear_before_reset", 0) != 0;
+  c.projected = node.attrs().Int("input_projected", 0) != 0;
+  if (c.projected) c.i = 0;  // w is empty
   c.acts = ReadActs(node, c.op == "lstm" ? 3 : c.op == "gru" ? 2 : 1, c.dirs);
   return KernelFn([c](const Operands& in, std::vector<Tensor>& out) { return Run(c, in, out); });
 }

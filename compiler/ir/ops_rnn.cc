@@ -4,6 +4,8 @@
 //   lstm(x[T,B,I], w[D,4H,I], r[D,4H,H], b[D,8H], h0[D,B,H], c0[D,B,H], p[D,3H]?) -> y[T,D,B,H], y_h, y_c
 //   gru (x, w[D,3H,I], r[D,3H,H], b[D,6H], h0)  -> y, y_h
 //   rnn (x, w[D,H,I],  r[D,H,H],  b[D,2H], h0)  -> y, y_h
+// (input_projected = 1, hoist-rnn-input: x holds x W^T [T, B, D*G*H] and w
+// is empty [D, G*H, 0]; the recurrence adds both biases as before)
 // with D = 2 for direction "bidirectional", else 1. `activations` lists the
 // gate functions comma-separated (ONNX names, defaults when absent).
 #include "compiler/ir/ops_util.h"
@@ -22,7 +24,11 @@ Status InferRecurrent(const Node& n, std::vector<TensorType>* out) {
   if (h < 1) return NodeError(n, "hidden_size {} must be positive", h);
   TSR_RETURN_IF_ERROR(ExpectRank(n, 0, 3));
   const Shape& x = In(n, 0).shape;
-  const int64_t t = x[0], b = x[1], i = x[2];
+  // input_projected: x already holds x W^T per direction, w is empty.
+  const bool projected = n.attrs().Int("input_projected", 0) != 0;
+  const int64_t t = x[0], b = x[1], i = projected ? 0 : x[2];
+  if (projected && x[2] != d * g * h)
+    return NodeError(n, "{} must have {} projected features", Operand(n, 0), d * g * h);
   auto expect = [&](int k, const Shape& s) -> Status {
     if (In(n, k).shape != s) return NodeError(n, "{} must have shape {}", Operand(n, k), ShapeToString(s));
     return OkStatus();
@@ -49,7 +55,8 @@ void RegisterRnnOps(std::vector<OpDef>* ops) {
                                        {"clip", AttrKind::kFloat},
                                        {"activations", AttrKind::kString},
                                        {"activation_alpha", AttrKind::kFloats},
-                                       {"activation_beta", AttrKind::kFloats}};
+                                       {"activation_beta", AttrKind::kFloats},
+                                       {"input_projected", AttrKind::kInt}};
   std::vector<AttrDef> lstm = common, gru = common;
   lstm.push_back({"input_forget", AttrKind::kInt});
   gru.push_back({"linear_before_reset", AttrKind::kInt});

@@ -36,6 +36,7 @@ const std::vector<PassInfo>& AllPasses() {
       {"fold-batchnorm", FoldBatchNorm, "fold batch_norm into the preceding conv's weights and bias"},
       {"fuse-bias", FuseBias, "fold a constant add into conv/gemm/matmul as its bias"},
       {"fuse-activation", FuseActivation, "fold relu/clip into conv/gemm/matmul/add as act_min/act_max"},
+      {"hoist-rnn-input", HoistRnnInput, "move the input projections x W^T of lstm/gru/rnn into one matmul"},
       {"fold-qdq", FoldQdq,
        "rewrite dequantize -> op -> quantize into int8 ops (qconv, qmatmul, qadd, qavg_pool, requantize)"},
       {"fold-requantize", FoldRequantize, "fold a requantize into the qconv/qmatmul whose only use it is"},
@@ -51,8 +52,8 @@ const PassInfo* FindPass(const std::string& name) {
 }
 
 std::vector<std::string> DefaultPipeline() {
-  return {
-      "eliminate-identity", "constant-folding", "fold-batchnorm", "fuse-bias", "fuse-activation", "fold-qdq", "dce"};
+  return {"eliminate-identity", "constant-folding", "fold-batchnorm", "fuse-bias",
+          "fuse-activation",    "hoist-rnn-input",  "fold-qdq",       "dce"};
 }
 
 StatusOr<std::vector<std::string>> ParsePassList(const std::string& list) {

@@ -89,7 +89,8 @@ TEST(Passes, FloatPipelinePreservesResults) {
   for (const auto& r : *reports) summary += r.ToString() + "\n";
   EXPECT_EQ(summary,
             "eliminate-identity: 1 removed\nconstant-folding: no change\nfold-batchnorm: 1 folded\n"
-            "fuse-bias: 2 fused\nfuse-activation: 2 fused\nfold-qdq: no change\ndce: 8 constants removed\n");
+            "fuse-bias: 2 fused\nfuse-activation: 2 fused\nhoist-rnn-input: no change\nfold-qdq: no change\ndce: 8 "
+            "constants removed\n");
   const std::string after_text = ir::PrintGraph(**g);
   EXPECT_NE(after_text.find("= conv(%x, %w.bn, %k.bias) {act_min=0}"), std::string::npos) << after_text;
   EXPECT_NE(after_text.find("%y: f32[1,5] = matmul(%f, %fc, %fb.bias) {act_max=0.5, act_min=-0.25}"), std::string::npos)
@@ -100,6 +101,40 @@ TEST(Passes, FloatPipelinePreservesResults) {
   auto again = ir::ParseGraph(after_text);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(ir::PrintGraph(**again), after_text);
+}
+
+// hoist-rnn-input moves x W^T of lstm / gru (bidirectional) / rnn (reverse)
+// into one matmul per layer; every result of the layers stays the same.
+TEST(Passes, HoistRnnInputPreservesResults) {
+  std::mt19937 rng(3);
+  auto c = [&](const std::string& name, const std::string& shape, int64_t n) {
+    return "  %" + name + ": f32" + shape + " = const 0x" + Hex(4 * n, rng) + "\n";
+  };
+  const std::string text =
+      "graph @g(%x: f32[5,2,3]) {\n" + c("lw", "[1,16,3]", 48) + c("lr", "[1,16,4]", 64) + c("lb", "[1,32]", 32) +
+      c("lh0", "[1,2,4]", 8) + c("lc0", "[1,2,4]", 8) + c("gw", "[2,12,3]", 72) + c("gr", "[2,12,4]", 96) +
+      c("gb", "[2,24]", 48) + c("gh0", "[2,2,4]", 16) + c("rw", "[1,4,3]", 12) + c("rr", "[1,4,4]", 16) +
+      c("rb", "[1,8]", 8) + c("rh0", "[1,2,4]", 8) +
+      "  %ly: f32[5,1,2,4], %lh: f32[1,2,4], %lc: f32[1,2,4] = lstm(%x, %lw, %lr, %lb, %lh0, %lc0) {hidden_size=4}\n"
+      "  %gy: f32[5,2,2,4], %gh: f32[2,2,4] = gru(%x, %gw, %gr, %gb, %gh0) {direction=\"bidirectional\", "
+      "hidden_size=4}\n"
+      "  %ry: f32[5,1,2,4], %rh: f32[1,2,4] = rnn(%x, %rw, %rr, %rb, %rh0) {direction=\"reverse\", hidden_size=4}\n"
+      "  return %ly, %lh, %lc, %gy, %gh, %ry, %rh\n}\n";
+  auto g = ir::ParseGraph(text);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  ir::Tensor x(ir::DType::kF32, {5, 2, 3});
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = u(rng);
+  const auto before = Execute(**g, x);
+  auto r = RunPasses(**g, {"hoist-rnn-input"});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ((*r)[0].stats.Summary(), "3 hoisted");
+  int matmuls = 0;
+  for (const ir::Node* n : (**g).nodes()) matmuls += n->op() == "matmul";
+  EXPECT_EQ(matmuls, 3) << ir::PrintGraph(**g);
+  const auto after = Execute(**g, x);
+  ASSERT_EQ(before.size(), after.size());
+  for (size_t i = 0; i < before.size(); ++i) EXPECT_LT(MaxDiff(before[i], after[i]), 1e-5f) << "result " << i;
 }
 
 TEST(Passes, ConstantFoldingEvaluatesConstantSubgraphs) {
