@@ -55,7 +55,6 @@ module tsr_dma_rd #(
   localparam int BEAT_B = TSR_CFG_DRAM_BYTES_PER_CYCLE;
   localparam int WD = MAXE > BEAT_B ? MAXE : BEAT_B;
   localparam int T_SETUP = TSR_CFG_TIMING_DMA_SETUP_CYCLES;
-  localparam int MAXB = TSR_BURST_MAX_BEATS * BEAT_B;
   localparam int LOGB = $clog2(BEAT_B);
   localparam int LB_W = LOGB > 0 ? LOGB : 1;
   localparam int NBEAT = WD / BEAT_B;  // beat slots of an element
@@ -160,13 +159,16 @@ module tsr_dma_rd #(
   // Requests: the running address, the row's address and the bytes left in the row.
   logic [AW-1:0] rq_addr, rq_row_addr;
   logic [RBW-1:0] rq_left;
-  logic [12:0] to_bound, bytes;
+  logic [12:0] bytes;
   logic [13:0] rq_span, rq_beats;
+  tsr_burst_len #(
+      .LW(RBW)
+  ) u_len (
+      .lo(rq_addr[11:0]),
+      .left(rq_left),
+      .bytes(bytes)
+  );
   always_comb begin
-    to_bound = 13'd4096 - {1'b0, rq_addr[11:0]};
-    bytes = to_bound;
-    if (RBW'(bytes) > rq_left) bytes = 13'(rq_left);
-    if (32'(bytes) > MAXB) bytes = 13'(MAXB);
     rq_span = 14'(rq_addr % AW'(BEAT_B)) + 14'(bytes) + 14'(BEAT_B - 1);
     rq_beats = rq_span >> LOGB;
   end

@@ -49,7 +49,6 @@ module tsr_dma_wr (
   localparam int EB = E / BEAT_B;  // beats per element
   localparam int OUT_DW = 8 * E;
   localparam int T_SETUP = TSR_CFG_TIMING_DMA_SETUP_CYCLES;
-  localparam int MAXB = TSR_BURST_MAX_BEATS * BEAT_B;
   localparam int LANES_PER_BEAT = 8 * BEAT_B / TSR_OUT_BITS;
   localparam int LOGB = $clog2(BEAT_B);
   localparam int LOGE = $clog2(E);
@@ -103,14 +102,15 @@ module tsr_dma_wr (
   logic [63:0] busy_cnt;
   logic [AW-1:0] rq_addr, rq_row_addr;
   logic [RBW-1:0] rq_left;
-  logic [12:0] bytes, to_bound, rq_beats;
-  always_comb begin
-    to_bound = 13'd4096 - {1'b0, rq_addr[11:0]};
-    bytes = to_bound;
-    if (RBW'(bytes) > rq_left) bytes = 13'(rq_left);
-    if (32'(bytes) > MAXB) bytes = 13'(MAXB);
-    rq_beats = bytes >> LOGB;
-  end
+  logic [12:0] bytes, rq_beats;
+  tsr_burst_len #(
+      .LW(RBW)
+  ) u_rq_len (
+      .lo(rq_addr[11:0]),
+      .left(rq_left),
+      .bytes(bytes)
+  );
+  assign rq_beats = bytes >> LOGB;
   assign rq_next = rq_row + 1'b1;
   assign req = active && run && wait_cnt == 0 && rq_row != h_rows && rd_done >= row_data;
   assign req_addr = 64'(rq_addr);
@@ -254,17 +254,19 @@ module tsr_dma_wr (
 
   // Stage 0.
   logic is_pad, elem_last;
-  logic [12:0] bst_bytes, bbound;
+  logic [12:0] bst_bytes;
   logic [8:0] bst_beats;
-  always_comb begin
-    is_pad = k_r < k_yp0 || k_r >= k_yend || k_c < k_xp0 || k_c >= k_xend;
-    elem_last = k_beat == BI_W'(EB - 1);
-    bbound = 13'd4096 - {1'b0, k_lo};
-    bst_bytes = bbound;
-    if (RBW'(bst_bytes) > k_row_left) bst_bytes = 13'(k_row_left);
-    if (32'(bst_bytes) > MAXB) bst_bytes = 13'(MAXB);
-    bst_beats = 9'(bst_bytes >> LOGB);
-  end
+  // The burst the beat at (k_lo, k_row_left) starts, as the request side cuts it.
+  tsr_burst_len #(
+      .LW(RBW)
+  ) u_bst_len (
+      .lo(k_lo),
+      .left(k_row_left),
+      .bytes(bst_bytes)
+  );
+  assign is_pad = k_r < k_yp0 || k_r >= k_yend || k_c < k_xp0 || k_c >= k_xend;
+  assign elem_last = k_beat == BI_W'(EB - 1);
+  assign bst_beats = 9'(bst_bytes >> LOGB);
   assign re = issue && !is_pad && k_beat == 0;
   assign raddr = 32'(k_entry);
 
