@@ -69,8 +69,9 @@ module tsr_dma_wr (
   logic [SW-1:0] f_stride;
   logic [PW-1:0] f_yp0, f_yp1, f_xp0, f_xp1;
   logic [7:0] f_pad;
-  logic [CW-1:0] f_cols;
-  logic [RW-1:0] f_rows;
+  logic [CW-1:0] f_cols, f_xend;
+  logic [RW-1:0] f_rows, f_yend;
+  logic [RBW-1:0] f_row_bytes;
   always_comb begin
     f_sram = EW'(insn[TSR_MEM_SRAM_LSB+:TSR_MEM_SRAM_W]);
     f_dram = AW'(insn[TSR_MEM_DRAM_LSB+:TSR_MEM_DRAM_W]) << LOGE;
@@ -82,17 +83,21 @@ module tsr_dma_wr (
     f_xp0 = insn[TSR_MEM_X_PAD0_LSB+:TSR_MEM_X_PAD0_W];
     f_xp1 = insn[TSR_MEM_X_PAD1_LSB+:TSR_MEM_X_PAD1_W];
     f_pad = insn[TSR_MEM_PAD_LSB+:8];
-    f_cols = CW'(f_xp0) + CW'(f_xsize) + CW'(f_xp1);
-    f_rows = f_cols != 0 ? RW'(f_yp0) + RW'(f_ysize) + RW'(f_yp1) : '0;
+    f_xend = CW'(f_xp0) + CW'(f_xsize);
+    f_yend = RW'(f_yp0) + RW'(f_ysize);
+    f_cols = f_xend + CW'(f_xp1);
+    f_rows = f_cols != 0 ? f_yend + RW'(f_yp1) : '0;
+    f_row_bytes = RBW'(f_cols) << LOGE;
   end
 
-  // Held fields.
+  // Held fields (the row's bytes a wire: a constant shift of the columns).
   logic [RW-1:0] h_yp0, h_yend, h_rows;
   logic [CW-1:0] h_xp0, h_xend, h_cols;
   logic [XW-1:0] h_xsize;
   logic [AW-1:0] h_pitch;
   logic [RBW-1:0] h_row_bytes;
   logic [7:0] h_pad;
+  assign h_row_bytes = RBW'(h_cols) << LOGE;
 
   // ---- Requests -------------------------------------------------------------
   logic [WC_W-1:0] wait_cnt;
@@ -133,13 +138,12 @@ module tsr_dma_wr (
         active <= 1'b1;
         h_xsize <= f_xsize;
         h_yp0 <= RW'(f_yp0);
-        h_yend <= RW'(f_yp0) + RW'(f_ysize);
+        h_yend <= f_yend;
         h_xp0 <= CW'(f_xp0);
-        h_xend <= CW'(f_xp0) + CW'(f_xsize);
+        h_xend <= f_xend;
         h_cols <= f_cols;
         h_rows <= f_rows;
         h_pitch <= AW'(f_stride) << LOGE;
-        h_row_bytes <= RBW'(f_cols) << LOGE;
         h_pad <= f_pad;
         wait_cnt <= WC_W'(T_SETUP - 1);
         rd_done <= '0;
@@ -147,7 +151,7 @@ module tsr_dma_wr (
         row_data <= (f_yp0 == 0 && f_ysize != 0) ? 32'(f_xsize) : '0;
         rq_row_addr <= f_dram;
         rq_addr <= f_dram;
-        rq_left <= RBW'(f_cols) << LOGE;
+        rq_left <= f_row_bytes;
         busy_cnt <= 64'(T_SETUP);
       end else begin
         if (ended) active <= 1'b0;
@@ -199,15 +203,15 @@ module tsr_dma_wr (
       k_left = 0;
       k_row_lo = f_dram[11:0];
       k_lo = f_dram[11:0];
-      k_row_left = RBW'(f_cols) << LOGE;
+      k_row_left = f_row_bytes;
       k_yp0 = RW'(f_yp0);
-      k_yend = RW'(f_yp0) + RW'(f_ysize);
+      k_yend = f_yend;
       k_xp0 = CW'(f_xp0);
-      k_xend = CW'(f_xp0) + CW'(f_xsize);
+      k_xend = f_xend;
       k_cols = f_cols;
       k_rows = f_rows;
       k_pitch_lo = 12'(f_stride) << LOGE;
-      k_row_bytes = RBW'(f_cols) << LOGE;
+      k_row_bytes = f_row_bytes;
     end else begin
       k_on = g_on;
       k_r = g_r;
@@ -323,7 +327,7 @@ module tsr_dma_wr (
         g_left <= 0;
         g_row_lo <= f_dram[11:0];
         g_lo <= f_dram[11:0];
-        g_row_left <= RBW'(f_cols) << LOGE;
+        g_row_left <= f_row_bytes;
       end
     end
   end
