@@ -237,12 +237,13 @@ module tsr_dma_rd #(
       if (start) begin
         logic [CW-1:0] c;
         logic [RW-1:0] ye;
-        logic [EW-1:0] rb;
+        logic [EW-1:0] rb, pb;
         logic nx, skip0;
         c = CW'(f_xp0) + CW'(f_xsize) + CW'(f_xp1);
         ye = RW'(f_yp0) + RW'(f_ysize);
         nx = f_xp0 == 0 && f_xp1 == 0;
         rb = f_sram + pad_times(f_yp0, EW'(c)) + EW'(f_xp0);
+        pb = rb + EW'(EW'(f_ysize) * EW'(f_xsize));  // the entry after the data rows
         active <= 1'b1;
         xsize <= f_xsize;
         yp0 <= RW'(f_yp0);
@@ -265,8 +266,8 @@ module tsr_dma_rd #(
         skip0 = f_yp0 == 0 && f_ysize != 0 && nx;
         pr <= skip0 ? ye : '0;
         pc <= (!skip0 && f_yp0 == 0 && f_ysize != 0 && f_xp0 == 0) ? CW'(f_xsize) : '0;
-        post_base <= rb + EW'(EW'(f_ysize) * EW'(f_xsize));
-        pbase <= skip0 ? rb + EW'(EW'(f_ysize) * EW'(f_xsize)) : f_sram;
+        post_base <= pb;
+        pbase <= skip0 ? pb : f_sram;
         rq_row <= '0;
         rq_row_addr <= f_dram;
         rq_addr <= f_dram;
