@@ -2,6 +2,10 @@
 // int8, 32-bit accumulators, PIPE=2) against a direct dot product: a random
 // stream of iterations (some reset, some idle cycles) whose results must leave
 // exactly PIPE cycles later with acc_in + inp . wgt^T wrapped to 32 bits.
+// Then every int8 triple (x, w_lo, w_hi) of the packed products (outputs 2q
+// and 2q+1 share one multiplier per input lane): input lane 0 carries x and
+// each output pair a (w_lo, w_hi), the other lanes' weights are 0, so each
+// output is one product (2^23 iterations, two triples each).
 #include <cstdint>
 #include <cstdio>
 #include <deque>
@@ -33,14 +37,27 @@ int main() {
   m.eval();
   m.rst = 0;
   long checked = 0, failures = 0;
-  for (int cycle = 0; cycle < 100000; ++cycle) {
+  constexpr long kRandom = 100000, kTriples = long{1} << 23;
+  for (long cycle = 0; cycle < kRandom + kTriples + kPipe; ++cycle) {
     Iter it{};
-    it.valid = rng() % 8 != 0;
-    it.reset = rng() % 16 == 0;
-    it.dst = rng() % 256;
-    for (int k = 0; k < kIn; ++k) it.inp[k] = static_cast<int8_t>(rng());
-    for (int o = 0; o < kOut; ++o)
-      for (int k = 0; k < kIn; ++k) it.wgt[o][k] = static_cast<int8_t>(rng());
+    if (cycle < kRandom) {
+      it.valid = rng() % 8 != 0;
+      it.reset = rng() % 16 == 0;
+      it.dst = rng() % 256;
+      for (int k = 0; k < kIn; ++k) it.inp[k] = static_cast<int8_t>(rng());
+      for (int o = 0; o < kOut; ++o)
+        for (int k = 0; k < kIn; ++k) it.wgt[o][k] = static_cast<int8_t>(rng());
+    } else if (cycle < kRandom + kTriples) {  // t = x:8 | pair:15; pairs 2*pair and 2*pair + 1
+      const long t = cycle - kRandom;
+      it.valid = true;
+      for (int k = 0; k < kIn; ++k) it.inp[k] = static_cast<int8_t>(rng());
+      it.inp[0] = static_cast<int8_t>(t >> 15);
+      for (int q = 0; q < kOut / 2; ++q) {
+        const long w = 2 * (t & 0x7FFF) + q;
+        it.wgt[2 * q][0] = static_cast<int8_t>(w & 0xFF);
+        it.wgt[2 * q + 1][0] = static_cast<int8_t>(w >> 8);
+      }
+    }  // else: idle cycles draining the pipeline
     m.clk = 0;
     m.in_valid = it.valid;
     m.in_reset = it.reset;
@@ -69,7 +86,7 @@ int main() {
         ok = ok && m.out_acc[o] == want;
       }
       ++checked;
-      if (!ok && ++failures <= 10) std::printf("cycle %d: result differs from the dot product\n", cycle);
+      if (!ok && ++failures <= 10) std::printf("cycle %ld: result differs from the dot product\n", cycle);
       flight.pop_front();
     }
     flight.push_back(it);
@@ -77,5 +94,5 @@ int main() {
     m.eval();
   }
   std::printf("tsr_gemm_core: %ld of %ld cycles differ\n", failures, checked);
-  return failures == 0 && checked > 0 ? 0 : 1;
+  return failures == 0 && checked == kRandom + kTriples ? 0 : 1;
 }
