@@ -41,7 +41,12 @@ std::string Replay(const HwConfig& cfg, const Program& p, const std::string& con
 // table is also loaded as two rows `gap` uops apart in DRAM (the gap holds
 // zeros). The load engine's sub-beat path then starts from every slot of a
 // beat and steps rows by a pitch that is not a multiple of the beat.
-void UnalignUops(Program* p, int shift, int gap) {
+// Returns the uop LOADs moved (a table too large to move is left alone).
+struct Unaligned {
+  int loads = 0, split_loads = 0;
+};
+Unaligned UnalignUops(Program* p, int shift, int gap) {
+  Unaligned u;
   for (Segment& s : p->segments) {
     if (s.kind != Segment::Kind::kUops) continue;
     const int64_t n = static_cast<int64_t>(s.bytes.size() / 4), half = n / 2;
@@ -52,13 +57,16 @@ void UnalignUops(Program* p, int shift, int gap) {
     for (Instruction& in : p->insns) {
       if (in.op() != Opcode::kLoad || in.mem_type() != MemType::kUop) continue;
       in.dram += shift;
+      ++u.loads;
       if (split) {
         in.y_size = 2;
         in.x_size = half;
         in.x_stride = half + gap;
+        ++u.split_loads;
       }
     }
   }
+  return u;
 }
 
 class RtlVsSim : public ::testing::TestWithParam<std::string> {};
@@ -68,10 +76,14 @@ TEST_P(RtlVsSim, RandomValidPrograms) {
   HwConfig cfg = testing::LoadConfigOrDie(config_path);
   testing::DevicePair pair(cfg, "sim", "rtl");
   ASSERT_TRUE(pair.ok());
-  int ran = 0;
+  int ran = 0, unaligned = 0, split = 0;
   for (int seed = 0; seed < SeedsPerConfig(); ++seed) {
     Program p = testing::RandomValidProgram(cfg, static_cast<uint64_t>(seed));
-    if (seed % 2 == 1) UnalignUops(&p, 1 + seed / 2 % 7, seed % 4 == 3 ? 1 + seed / 4 % 3 : 0);
+    if (seed % 2 == 1) {
+      const Unaligned u = UnalignUops(&p, 1 + seed / 2 % 7, seed % 4 == 3 ? 1 + seed / 4 % 3 : 0);
+      unaligned += u.loads;
+      split += u.split_loads;
+    }
     testing::DeviceOutcome sim, rtl;
     pair.Run(p, &sim, &rtl);
     const std::string replay = Replay(cfg, p, config_path, "seed" + std::to_string(seed));
@@ -81,6 +93,11 @@ TEST_P(RtlVsSim, RandomValidPrograms) {
     ++ran;
   }
   EXPECT_EQ(ran, SeedsPerConfig());
+  // The unaligned and two-row uop LOADs above did run (with enough seeds).
+  if (SeedsPerConfig() >= 8) {
+    EXPECT_GT(unaligned, 0);
+    EXPECT_GT(split, 0);
+  }
 }
 
 TEST_P(RtlVsSim, EveryExampleProgram) {
