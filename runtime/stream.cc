@@ -60,6 +60,14 @@ StatusOr<Slot> Stream::DeclareSlot(const std::string& slot_name, uint64_t bytes)
   for (const SlotInfo& s : slots_)
     if (s.rec.name == slot_name)
       return InvalidArgumentError("stream '{}': slot '{}' is declared twice", name_, slot_name);
+  // Every slot is bound at once when the recording runs, so together they must fit the DRAM.
+  uint64_t others = 0;
+  for (const SlotInfo& s : slots_) others += s.bytes;
+  if (bytes > cfg_->dram_size_bytes || others > cfg_->dram_size_bytes - bytes)
+    return ResourceExhaustedError(
+        "stream '{}': slot '{}' of {} bytes{} does not fit the device's DRAM of {} bytes (config '{}')", name_,
+        slot_name, bytes, others ? fmt::format(" (with the stream's other slots, {} bytes)", others + bytes) : "",
+        cfg_->dram_size_bytes, cfg_->name);
   SlotInfo s;
   s.rec.name = slot_name;
   s.bytes = bytes;

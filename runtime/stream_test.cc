@@ -167,6 +167,23 @@ TEST_F(StreamTest, DmaOutsideTheBufferNamesBufferAndFootprint) {
             "row(s) x 4 element(s) of 16 bytes, row pitch 20, from element 20)");
 }
 
+TEST_F(StreamTest, SlotsMustFitTheDramTogether) {
+  HwConfig small = cfg;
+  small.name = "small";
+  small.dram_size_bytes = 1 << 16;
+  Stream s(small, "t");
+  ASSERT_TRUE(s.DeclareSlot("a", 40000).ok());
+  StatusOr<Slot> b = s.DeclareSlot("b", 30000);
+  EXPECT_EQ(b.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(b.status().message(),
+            "stream 't': slot 'b' of 30000 bytes (with the stream's other slots, 70000 bytes) does not fit the "
+            "device's DRAM of 65536 bytes (config 'small')");
+  StatusOr<Slot> big = Stream(small, "u").DeclareSlot("x", 65537);
+  EXPECT_EQ(big.status().message(),
+            "stream 'u': slot 'x' of 65537 bytes does not fit the device's DRAM of 65536 bytes (config 'small')");
+  EXPECT_TRUE(s.DeclareSlot("c", 65536 - 40000).ok());  // exactly full
+}
+
 TEST_F(StreamTest, ScratchpadRangeAndMemoryTypes) {
   Stream s(cfg, "t");
   Slot a = *s.DeclareSlot("A", 1 << 20);
