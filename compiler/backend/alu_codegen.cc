@@ -280,4 +280,55 @@ Status EmitMul(Stream& s, const HwConfig& cfg, const MulCodegen& m) {
   return Drain(s);
 }
 
+std::vector<int64_t> ProgramParams(const quant::AluProgram& p) {
+  std::vector<int64_t> v;
+  for (const quant::AluStep& st : p)
+    if (st.src == quant::AluSrc::kParam) v.push_back(st.value);
+  return v;
+}
+
+Status EmitUnary(Stream& s, const HwConfig& cfg, const UnaryCodegen& u) {
+  const std::vector<int64_t> params = ProgramParams(u.program);
+  const AccSplit acc = SplitAcc(cfg, static_cast<int64_t>(params.size()));
+  const bool keep_x = quant::ReadsInput(u.program);
+  const int64_t per = std::min<int64_t>(keep_x ? acc.half / 2 : acc.half, 16384 - 1);
+  if (per < 1) return ResourceExhaustedError("{}: no accumulator space for an element-wise tile", u.name);
+  const int64_t total = CeilDiv(u.tiles, per);
+  KernelCache kernels;
+  if (!params.empty())
+    TSR_RETURN_IF_ERROR(s.Load(MemType::kAcc, 0, u.params, 0, Dma2D{1, static_cast<int64_t>(params.size())}));
+  for (int64_t t = 0; t < total; ++t) {
+    const int half = static_cast<int>(t % 2);
+    const int64_t t0 = t * per, n = std::min(per, u.tiles - t0);
+    const int64_t base_x = acc.base[half], base_t = keep_x ? base_x + n : base_x;
+    if (t >= 2) TSR_RETURN_IF_ERROR(s.Pop(Module::kStore, Module::kCompute));
+    TSR_RETURN_IF_ERROR(s.Load(MemType::kAcc8, base_x, u.in, t0, Dma2D{1, n}).WithContext(u.name));
+    auto kern = [&](int64_t src, int64_t src_step) {
+      return kernels.GetOrBuild(fmt::format("{} {} {} {}", n, half, src, src_step), [&]() -> StatusOr<Kernel> {
+        KernelBuilder kb(cfg, KernelKind::kAlu, u.name);
+        kb.Outer(1, 0, 0).Inner(n, 1, src_step).Uop(base_t, src);
+        return kb.Build();
+      });
+    };
+    int64_t row = 0;
+    for (const quant::AluStep& st : u.program) {
+      if (st.src == quant::AluSrc::kImm) {
+        TSR_ASSIGN_OR_RETURN(Kernel k, kern(0, 0));
+        TSR_RETURN_IF_ERROR(s.Alu(k, st.op, st.value));
+      } else if (st.src == quant::AluSrc::kParam) {
+        TSR_ASSIGN_OR_RETURN(Kernel k, kern(row++, 0));
+        TSR_RETURN_IF_ERROR(s.AluVec(k, st.op, st.shift));
+      } else {
+        TSR_ASSIGN_OR_RETURN(Kernel k, kern(base_x, 1));
+        TSR_RETURN_IF_ERROR(s.AluVec(k, st.op));
+      }
+    }
+    TSR_RETURN_IF_ERROR(s.Push(Module::kCompute, Module::kStore));
+    TSR_RETURN_IF_ERROR(s.Pop(Module::kCompute, Module::kStore));
+    TSR_RETURN_IF_ERROR(s.Store(base_t, u.out, t0, Dma2D{1, n}).WithContext(u.name));
+    if (t + 2 < total) TSR_RETURN_IF_ERROR(s.Push(Module::kStore, Module::kCompute));
+  }
+  return Drain(s);
+}
+
 }  // namespace tessera::backend

@@ -10,12 +10,17 @@
 //   qmul:      MUL a by b (b: one tile per image block and channel block when
 //              it is [N, C, 1, 1], read once per chunk), MULSHR M >> s,
 //              MAX act_min, MIN act_max
+//   unary:     an element-wise ALU program (compiler/quant/alu_program.h:
+//              qhard_sigmoid, qhard_swish, requantize), step by step over
+//              the tiles of a chunk; programs that read x after changing t
+//              keep x in a second run of tiles
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 #include "compiler/backend/conv_codegen.h"
+#include "compiler/quant/alu_program.h"
 
 namespace tessera::backend {
 
@@ -50,11 +55,23 @@ struct MulCodegen {
   int64_t act_min = -128, act_max = 127;
 };
 
+struct UnaryCodegen {
+  std::string name;
+  int64_t tiles = 0;  // packed tiles of the input (and the output: same layout)
+  Slot in, out;
+  Slot params;  // one accumulator row per parameter step, every lane its value (ProgramParams)
+  quant::AluProgram program;
+};
+
+// The values of a program's parameter rows, in step order.
+std::vector<int64_t> ProgramParams(const quant::AluProgram& p);
+
 // Checks that a pool fits (window, padding, scratchpad) without emitting.
 Status CheckPool(const HwConfig& cfg, const PoolCodegen& p);
 
 Status EmitPool(Stream& s, const HwConfig& cfg, const PoolCodegen& p);
 Status EmitAdd(Stream& s, const HwConfig& cfg, const AddCodegen& a);
 Status EmitMul(Stream& s, const HwConfig& cfg, const MulCodegen& m);
+Status EmitUnary(Stream& s, const HwConfig& cfg, const UnaryCodegen& u);
 
 }  // namespace tessera::backend

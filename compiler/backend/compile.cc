@@ -15,6 +15,7 @@
 #include "compiler/backend/memory_plan.h"
 #include "compiler/backend/tsr.pb.h"
 #include "compiler/backend/tsr_check.h"
+#include "compiler/exec/kernel.h"
 #include "isa/base/check.h"
 #include "isa/base/file.h"
 #include "isa/base/math.h"
@@ -347,6 +348,25 @@ class Compiler {
         mc.shift = static_cast<int>(n->attrs().Int("shift"));
         mc.act_min = n->attrs().Int("act_min", -128), mc.act_max = n->attrs().Int("act_max", 127);
         TSR_RETURN_IF_ERROR(EmitMul(stream, cfg_, mc));
+        break;
+      }
+      case AccelOp::kUnary: {
+        UnaryCodegen u;
+        u.name = n->Label();
+        ActShape sh;
+        ActShapeOf(n->output()->type(), &sh.n, &sh.c, &sh.h, &sh.w);
+        u.tiles = ActTiles(cfg_, sh);
+        u.program = exec::AluProgramOf(*n);
+        TSR_ASSIGN_OR_RETURN(std::string bx, DeviceInput(n->input(0)));
+        TSR_ASSIGN_OR_RETURN(std::string by, DeviceValue(n->output()));
+        TSR_ASSIGN_OR_RETURN(u.in, slot(bx, buffer_bytes(bx)));
+        TSR_ASSIGN_OR_RETURN(u.out, slot(by, buffer_bytes(by)));
+        const std::vector<int64_t> params = ProgramParams(u.program);
+        if (!params.empty()) {
+          std::vector<uint8_t> pp = PackBroadcastRows(cfg_, static_cast<int64_t>(params.size()), params);
+          TSR_ASSIGN_OR_RETURN(u.params, slot(NewBuffer("p:" + n->output()->name(), pp.size(), &pp), pp.size()));
+        }
+        TSR_RETURN_IF_ERROR(EmitUnary(stream, cfg_, u));
         break;
       }
       case AccelOp::kNone: return InternalError("accelerator placement without an op");

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "compiler/backend/batch_matmul.h"
@@ -293,6 +294,23 @@ StatusOr<std::vector<Placement>> Partition(const ir::Graph& g, const HwConfig& c
         p.reason = a.shape == n->input(1)->type().shape ? "element-wise product on the ALU"
                                                         : "per-channel scaling on the ALU (one factor tile per plane)";
       }
+    } else if (op == "qhard_sigmoid" || op == "qhard_swish" ||
+               (op == "requantize" && n->attrs().Ints("multiplier").size() == 1)) {
+      const ir::TensorType& x = n->input(0)->type();
+      if (std::string why = Int8Problem(*n, 1); !why.empty())
+        p = Cpu(n, why);
+      else if (x.rank() != 4 && x.rank() != 2)
+        p = Cpu(n, "rank other than 2 or 4");
+      else if (!device.count(n->input(0)))
+        p = Cpu(n, "element-wise op on a value computed on the CPU (the ALU would need it uploaded)");
+      else if (n->input(0)->producer() && n->input(0)->producer()->op() == "concat")
+        p = Cpu(n, "reads a concat, which may be channel slices of another buffer (the program reads whole tiles)");
+      else {
+        p.node = n;
+        p.kind = PlaceKind::kAccel;
+        p.op = AccelOp::kUnary;
+        p.reason = "element-wise ALU program";
+      }
     } else if (op == "flatten" && device.count(n->input(0)) && n->input(0)->type().rank() == 4 &&
                n->input(0)->type().shape[2] == 1 && n->input(0)->type().shape[3] == 1 &&
                n->attrs().Int("axis", 1) == 1) {
@@ -316,6 +334,18 @@ StatusOr<std::vector<Placement>> Partition(const ir::Graph& g, const HwConfig& c
     if (p.op == AccelOp::kBatchMatMul && n->output()->type().rank() >= 4) rows.insert(n->output());
     for (const ir::Value* v : n->outputs()) (p.kind == PlaceKind::kCpu ? host : device).insert(v);
     out.push_back(std::move(p));
+  }
+  // An element-wise program whose result only the host reads runs there: the
+  // host would download its input or its result, and the input's download
+  // may serve other host readers too (DenseNet's per-concat requantizes).
+  std::map<const ir::Node*, size_t> index;
+  for (size_t i = 0; i < out.size(); ++i) index[out[i].node] = i;
+  for (size_t i = out.size(); i-- > 0;) {
+    if (out[i].kind != PlaceKind::kAccel || out[i].op != AccelOp::kUnary) continue;
+    const std::vector<ir::Node*> users = out[i].node->output()->users();
+    if (std::all_of(users.begin(), users.end(),
+                    [&](const ir::Node* u) { return out[index.at(u)].kind == PlaceKind::kCpu; }))
+      out[i] = Cpu(out[i].node, "element-wise op whose result only the CPU reads");
   }
   if (opts.fuse_pools) FuseConvMaxPool(g, cfg, &out);
   if (opts.fuse_adds) FuseConvAdd(g, cfg, &out);

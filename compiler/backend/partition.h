@@ -16,7 +16,8 @@ namespace tessera::backend {
 
 // kFused: computed inside another accelerator layer (fuse_conv_pool.h, fuse_conv_add.h).
 enum class PlaceKind { kAccel, kAlias, kCpu, kFused };
-enum class AccelOp { kNone, kConv, kDense, kBatchMatMul, kPool, kAdd, kMul };
+// kUnary: an element-wise ALU program (exec::AluProgramOf: hard sigmoid/swish, requantize).
+enum class AccelOp { kNone, kConv, kDense, kBatchMatMul, kPool, kAdd, kMul, kUnary };
 
 struct Placement {
   const ir::Node* node = nullptr;

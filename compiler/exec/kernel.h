@@ -12,6 +12,7 @@
 
 #include "compiler/ir/graph.h"
 #include "compiler/ir/tensor.h"
+#include "compiler/quant/alu_program.h"
 #include "isa/base/status.h"
 
 namespace tessera::exec {
@@ -54,6 +55,9 @@ struct Requant {
   int64_t M(int64_t c) const { return multiplier.size() == 1 ? multiplier[0] : multiplier[c]; }
 };
 Requant ReadRequant(const ir::Node& node);
+// The ALU program (compiler/quant/alu_program.h) of an element-wise int8 op:
+// qhard_sigmoid, qhard_swish, or a requantize of i8 with one multiplier.
+quant::AluProgram AluProgramOf(const ir::Node& node);
 // Fused float activation bounds (act_min/act_max; absent = +-inf).
 void ReadAct(const ir::Node& node, float* lo, float* hi);
 // y[i] = alu::RequantizeZp(acc[i], bias, multiplier, shift, zp, lo, hi) for a

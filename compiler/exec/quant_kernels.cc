@@ -117,9 +117,22 @@ StatusOr<KernelFn> MakeQAdd(const ir::Node& node) {
   });
 }
 
+// qhard_sigmoid, qhard_swish and per-tensor requantize of i8: the op's ALU
+// program, element by element (the accelerator runs the same steps).
+StatusOr<KernelFn> MakeAluProgram(const ir::Node& node) {
+  const quant::AluProgram prog = AluProgramOf(node);
+  return KernelFn([prog](const Operands& in, std::vector<Tensor>& out) -> Status {
+    const int8_t* x = in[0]->data<int8_t>();
+    int8_t* y = out[0].data<int8_t>();
+    for (int64_t i = 0; i < in[0]->numel(); ++i) y[i] = static_cast<int8_t>(quant::RunAluProgram(prog, x[i]));
+    return OkStatus();
+  });
+}
+
 // requantize: y = MIN(MAX(MULSHR(x, M[c], shift), lo), hi), c = index along axis 1.
 StatusOr<KernelFn> MakeRequantize(const ir::Node& node) {
   const Requant rq = ReadRequant(node);
+  if (node.input(0)->type().dtype == DType::kI8 && rq.multiplier.size() == 1) return MakeAluProgram(node);
   const ir::Shape s = node.input(0)->type().shape;
   const int64_t channels = s.size() >= 2 ? s[1] : 1;
   int64_t inner = 1;
@@ -145,12 +158,29 @@ StatusOr<KernelFn> MakeRequantize(const ir::Node& node) {
 
 }  // namespace
 
+quant::AluProgram AluProgramOf(const ir::Node& node) {
+  const ir::Attrs& a = node.attrs();
+  const int64_t lo = a.Int("act_min", -128), hi = a.Int("act_max", 127);
+  if (node.op() == "requantize") {
+    TSR_CHECK(node.input(0)->type().dtype == DType::kI8 && a.Ints("multiplier").size() == 1,
+              "{}: not an element-wise requantize", node.Label());
+    return quant::RequantizeProgram(a.Ints("multiplier")[0], a.Int("shift"), lo, hi);
+  }
+  TSR_CHECK(node.op() == "qhard_sigmoid" || node.op() == "qhard_swish", "{} has no ALU program", node.op());
+  quant::HardActParams h;
+  h.frac_bits = a.Int("frac_bits"), h.offset = a.Int("offset"), h.limit = a.Int("limit");
+  h.multiplier = a.Int("multiplier"), h.shift = a.Int("shift");
+  h.act_min = lo, h.act_max = hi;
+  return quant::HardActProgram(h, node.op() == "qhard_swish");
+}
+
 KernelFactory FindQuantKernel(const std::string& op) {
   if (op == "quantize") return MakeQuantize;
   if (op == "dequantize") return MakeDequantize;
   if (op == "qadd") return MakeQAdd;
   if (op == "qmul") return MakeQMul;
   if (op == "requantize") return MakeRequantize;
+  if (op == "qhard_sigmoid" || op == "qhard_swish") return MakeAluProgram;
   return nullptr;
 }
 

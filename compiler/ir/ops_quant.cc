@@ -185,6 +185,24 @@ Status InferQBatchMatMul(const Node& n, std::vector<TensorType>* out) {
   return OkStatus();
 }
 
+// qhard_sigmoid / qhard_swish: the ALU programs of compiler/quant/alu_program.h.
+Status InferQHardAct(const Node& n, std::vector<TensorType>* out) {
+  TSR_RETURN_IF_ERROR(ExpectSymmetricI8(n, 0));
+  const int64_t k = n.attrs().Int("frac_bits"), limit = n.attrs().Int("limit"), offset = n.attrs().Int("offset");
+  if (k < 0 || k > 8) return NodeError(n, "frac_bits {} out of range [0, 8]", k);
+  if (limit < 1 || limit > (1 << 23) || offset < -(1 << 23) || offset > (1 << 23))
+    return NodeError(n, "limit {} or offset {} out of range (|value| <= 2^23, limit >= 1)", limit, offset);
+  const int64_t m = n.attrs().Int("multiplier"), s = n.attrs().Int("shift");
+  if (m <= 0 || m > INT32_MAX) return NodeError(n, "multiplier {} out of range (0, 2^31)", m);
+  if (s < 0 || s > 63) return NodeError(n, "shift {} out of range [0, 63]", s);
+  const int64_t amin = n.attrs().Int("act_min", -128), amax = n.attrs().Int("act_max", 127);
+  if (amin < -128 || amax > 127 || amin > amax)
+    return NodeError(n, "activation bounds [{}, {}] must lie within [-128, 127]", amin, amax);
+  TSR_RETURN_IF_ERROR(ExpectDeclaredSymmetricI8(n, *out, 0));
+  (*out)[0].shape = In(n, 0).shape;
+  return OkStatus();
+}
+
 Status InferQAvgPool(const Node& n, std::vector<TensorType>* out) {
   TSR_RETURN_IF_ERROR(ExpectSymmetricI8(n, 0));
   TSR_RETURN_IF_ERROR(ExpectRank(n, 0, 4));
@@ -331,6 +349,17 @@ void RegisterQuantOps(std::vector<OpDef>* ops) {
                   {{"multiplier", AttrKind::kInt, true}, {"shift", AttrKind::kInt, true}, amin, amax},
                   InferQMul,
                   "int8 product a * b (b: a's shape or [N, C, 1, 1]), MULSHR requantize, clamp"});
+  const std::vector<AttrDef> hard = {{"frac_bits", AttrKind::kInt, true},
+                                     {"offset", AttrKind::kInt, true},
+                                     {"limit", AttrKind::kInt, true},
+                                     {"multiplier", AttrKind::kInt, true},
+                                     {"shift", AttrKind::kInt, true},
+                                     amin,
+                                     amax};
+  ops->push_back({"qhard_sigmoid", 1, 1, 1, hard, InferQHardAct,
+                  "int8 clamp(alpha x + beta, 0, 1): t = clamp((x << frac_bits) + offset, 0, limit), MULSHR, clamp"});
+  ops->push_back(
+      {"qhard_swish", 1, 1, 1, hard, InferQHardAct, "int8 x * hard_sigmoid(x): the same t, MUL by x, MULSHR, clamp"});
   ops->push_back({"qavg_pool",
                   1,
                   1,

@@ -5,6 +5,7 @@
 //   conv/gemm/matmul -> qconv/qmatmul (fold_qdq_gemm.cc), matmul of two
 //   activations -> qbatch_matmul, add -> qadd,
 //   avg_pool/global_avg_pool -> qavg_pool, relu/clip -> requantize,
+//   hard_sigmoid/hard_swish -> qhard_sigmoid/qhard_swish,
 //   max_pool and data movement -> the same op on int8 (+ requantize if the
 //   scale changes), concat -> requantize inputs + concat,
 //   quantize(dequantize(x)) -> x or requantize.
@@ -17,6 +18,7 @@
 #include <algorithm>
 
 #include "compiler/ir/ops.h"
+#include "compiler/quant/alu_program.h"
 #include "compiler/quant/fixed_point.h"
 
 namespace tessera::passes::qdq {
@@ -175,6 +177,26 @@ bool FoldClamp(ir::Graph& g, ir::Node* q, ir::Node* p) {
   if (lo != -128) a.Set("act_min", lo);
   if (hi != 127) a.Set("act_max", hi);
   ReplaceQuantize(g, q, "requantize", {x}, a);
+  return true;
+}
+
+// hard_sigmoid / hard_swish -> qhard_sigmoid / qhard_swish (compiler/quant/alu_program.h).
+bool FoldHardAct(ir::Graph& g, ir::Node* q, ir::Node* p) {
+  ir::Value* x = Dq(p->input(0));
+  const ir::TensorType& y = q->output()->type();
+  if (!x || !SymI8(x->type()) || !SymI8(y)) return false;
+  const bool swish = p->op() == "hard_swish";
+  const double alpha = swish ? 1.0 / 6 : p->attrs().Float("alpha", 0.2f);
+  const double beta = swish ? 0.5 : p->attrs().Float("beta", 0.5f);
+  auto h = quant::ChooseHardAct(alpha, beta, Scale(x), y.quant->scale[0], swish);
+  if (!h.ok()) return false;
+  ir::Attrs a;
+  a.Set("frac_bits", h->frac_bits);
+  a.Set("offset", h->offset);
+  a.Set("limit", h->limit);
+  a.Set("multiplier", h->multiplier);
+  a.Set("shift", h->shift);
+  ReplaceQuantize(g, q, swish ? "qhard_swish" : "qhard_sigmoid", {x}, a);
   return true;
 }
 
@@ -408,6 +430,8 @@ StatusOr<PassStats> FoldQdq(ir::Graph& g) {
         done = FoldAvgPool(g, q, p);
       else if (op == "relu" || op == "clip")
         done = FoldClamp(g, q, p);
+      else if (op == "hard_sigmoid" || op == "hard_swish")
+        done = FoldHardAct(g, q, p);
       else if (op == "concat")
         done = FoldConcat(g, q, p);
       else if (op == "dequantize")

@@ -44,6 +44,7 @@ StatusOr<PassStats> FoldBatchNorm(ir::Graph& g);      // fold_batchnorm.cc
 StatusOr<PassStats> FuseBias(ir::Graph& g);           // fuse_bias.cc
 StatusOr<PassStats> FuseActivation(ir::Graph& g);     // fuse_activation.cc
 StatusOr<PassStats> HoistRnnInput(ir::Graph& g);      // hoist_rnn_input.cc
+StatusOr<PassStats> FuseHardSwish(ir::Graph& g);      // fuse_hard_swish.cc
 StatusOr<PassStats> FoldQdq(ir::Graph& g);            // fold_qdq.cc
 StatusOr<PassStats> FoldRequantize(ir::Graph& g);     // fold_requantize.cc
 StatusOr<PassStats> EliminateDeadCode(ir::Graph& g);  // dce.cc

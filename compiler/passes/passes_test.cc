@@ -89,7 +89,8 @@ TEST(Passes, FloatPipelinePreservesResults) {
   for (const auto& r : *reports) summary += r.ToString() + "\n";
   EXPECT_EQ(summary,
             "eliminate-identity: 1 removed\nconstant-folding: no change\nfold-batchnorm: 1 folded\n"
-            "fuse-bias: 2 fused\nfuse-activation: 2 fused\nhoist-rnn-input: no change\nfold-qdq: no change\ndce: 8 "
+            "fuse-bias: 2 fused\nfuse-activation: 2 fused\nhoist-rnn-input: no change\nfuse-hard-swish: no "
+            "change\nfold-qdq: no change\ndce: 8 "
             "constants removed\n");
   const std::string after_text = ir::PrintGraph(**g);
   EXPECT_NE(after_text.find("= conv(%x, %w.bn, %k.bias) {act_min=0}"), std::string::npos) << after_text;

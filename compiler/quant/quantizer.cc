@@ -80,7 +80,7 @@ std::vector<int> Int8Operands(const ir::Node& n) {
   if (op == "global_avg_pool" && n.input(0)->type().rank() != 4) return {};
   if (op == "pad" && n.attrs().Str("mode", "constant") != "constant") return {0};
   if (op == "resize" && n.attrs().Str("mode", "nearest") != "nearest") return {};  // interpolation rounds
-  if (KeepsScale(op)) return {0};
+  if (KeepsScale(op) || op == "hard_sigmoid" || op == "hard_swish") return {0};
   return {};
 }
 
@@ -199,6 +199,8 @@ StatusOr<QuantizeReport> QuantizeGraph(ir::Graph& g, const Ranges& ranges) {
       for (ir::Value* in : n->inputs()) s = std::max(s, scale.at(in));
     } else {
       TSR_ASSIGN_OR_RETURN(s, scale_of(out));
+      // hard_sigmoid's range is [0, 1] whatever the calibration saw.
+      if (n->op() == "hard_sigmoid") s = std::min(s, ScaleFor(1.f));
     }
     scale[out] = s;
     insert_qdq(out, s, true);
