@@ -40,7 +40,6 @@ module tsr_alu_lane #(
   // CLIP: min(max(dst, -b - 1), b), in that order (b < 0 gives b).
   logic signed [W-1:0] clip_lo;
   assign clip_lo = (sd > nb) ? sd : nb;
-
   logic signed [PW-1:0] prod;
   assign prod = PW'(sd) * PW'(sb);
 
@@ -66,10 +65,11 @@ module tsr_alu_lane #(
       sh_amt = (sb > $signed(W'(63))) ? 6'd63 : b[5:0];
     end
   end
+`ifndef VERILATOR  // (Verilated models: the form at the end of the module)
   assign sh_x = sh_in >>> sh_amt;
+`endif
   logic signed [PW-1:0] rnd;
   assign rnd = sh_x[SW-1:1] + {{(PW - 1) {1'b0}}, sh_x[0]};
-
   // MULSHR saturates the rounded product to W bits.
   logic sat_hi, sat_lo;
   assign sat_hi = !rnd[PW-1] && (|rnd[PW-2:W-1]);
@@ -87,4 +87,27 @@ module tsr_alu_lane #(
       default: result = b;  // MOV (the only opcode left)
     endcase
   end
+
+`ifdef VERILATOR
+  // Under Verilator, sh_x = sh_in >>> sh_amt in 2W-bit words, which it
+  // evaluates as native integers (a (2W+1)-bit shift is a multi-word library
+  // call, and the lane runs every cycle): the logarithmic shifter synthesis
+  // builds, with the round bit x[0] (the last bit shifted out) kept apart.
+  // The rtl_alu_lane tests check both forms against isa/alu.h. (Synthesis
+  // reads the line above at its old line number: Yosys's LUT count of this
+  // module moves by up to 8% with the source lines of its cells.)
+  always_comb begin
+    logic signed [PW-1:0] q;
+    logic rb;
+    q = sh_in[SW-1:1];
+    rb = sh_in[0];
+    for (int i = 0; i < 6; i++) begin
+      if (sh_amt[i]) begin
+        rb = q[(1<<i)-1];
+        q  = q >>> (1 << i);
+      end
+    end
+    sh_x = {q, rb};
+  end
+`endif
 endmodule

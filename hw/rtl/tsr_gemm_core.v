@@ -33,7 +33,8 @@ module tsr_gemm_core #(
     output logic [  BATCH*BLOCK_OUT*ACC_BITS-1:0] out_acc
 );
   localparam int LANES = BATCH * BLOCK_OUT;
-
+  logic [LANES*ACC_BITS-1:0] dot;
+`ifndef VERILATOR  // (Verilated models: the form at the end of the module)
   // Products: pairs of outputs (o, o+1) share one multiplier per input lane,
   // x * (w_hi * 2^S + w_lo) with S = INP_BITS + WGT_BITS, so an int8 GEMM
   // needs BATCH*BLOCK_IN*ceil(BLOCK_OUT/2) 8x25 multiplies (one DSP48E1 each,
@@ -41,8 +42,7 @@ module tsr_gemm_core #(
   // S bits hold x*w_lo as a signed number and the rest x*w_hi plus its borrow.
   //   before: x*w_lo, x*w_hi        after: p = x*wsum; lo = p[S-1:0];
   //                                        hi = (p >>> S) + lo[S-1]
-  // The iCE40 flow (TSR_ICE40) keeps one product per multiplier: SB_MAC16
-  // is 16x16, an 8x25 product would take two.
+  // The iCE40 flow (TSR_ICE40) keeps one product per multiplier: SB_MAC16 is 16x16, an 8x25 product would take two.
   localparam int S = INP_BITS + WGT_BITS;
 `ifdef TSR_ICE40
   localparam bit PACK = 1'b0;
@@ -85,8 +85,8 @@ module tsr_gemm_core #(
     end
   end
 
-  // Dot products, wrapped to ACC_BITS like isa/alu.h's accumulator.
-  logic [LANES*ACC_BITS-1:0] dot;
+  // Dot products (dot, declared above), wrapped to ACC_BITS like isa/alu.h's
+  // accumulator.
   always_comb begin
     for (int b = 0; b < BATCH; b++) begin
       for (int o = 0; o < BLOCK_OUT; o++) begin
@@ -97,7 +97,7 @@ module tsr_gemm_core #(
       end
     end
   end
-
+`endif
   // PIPE stages of products in flight (retimed by synthesis); PIPE = 0 is
   // combinational (the exec uses PIPE = P_gemm - 2: its uop and operand reads
   // take the other two cycles).
@@ -152,4 +152,29 @@ module tsr_gemm_core #(
           acc_in[l*ACC_BITS+:ACC_BITS] + last_dot[l*ACC_BITS+:ACC_BITS];
     end
   end
+
+`ifdef VERILATOR
+  // Under Verilator, each product directly, summed at ACC_BITS: the same
+  // values (the packing above is exact) in fewer operations than the packed
+  // products and the product array, which it evaluates every cycle. The
+  // rtl_gemm_core tests check both forms against a direct dot product.
+  // (Synthesis reads the form above at its old line numbers: Yosys's LUT
+  // counts move with the source lines of the cells.)
+  always_comb begin
+    for (int b = 0; b < BATCH; b++) begin
+      for (int o = 0; o < BLOCK_OUT; o++) begin
+        logic [ACC_BITS-1:0] sum;
+        sum = '0;
+        for (int k = 0; k < BLOCK_IN; k++) begin
+          logic signed [INP_BITS-1:0] x;
+          logic signed [WGT_BITS-1:0] w;
+          x = inp[(b*BLOCK_IN+k)*INP_BITS+:INP_BITS];
+          w = wgt[(o*BLOCK_IN+k)*WGT_BITS+:WGT_BITS];
+          sum = sum + ACC_BITS'(x * w);
+        end
+        dot[(b*BLOCK_OUT+o)*ACC_BITS+:ACC_BITS] = in_reset ? '0 : sum;
+      end
+    end
+  end
+`endif
 endmodule
