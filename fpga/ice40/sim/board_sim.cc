@@ -19,6 +19,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -32,32 +33,18 @@ namespace {
 
 constexpr int kCpb = TSR_BOARD_CLKS_PER_BIT;
 
-int Usage() {
-  std::fprintf(stderr, "usage: fpga_board_sim [--garble-every N] [--silent] -- COMMAND ARGS (@PTY@ = the port)\n");
-  return 2;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   long garble_every = 0;
   bool silent = false;
-  int i = 1;
-  for (; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--") {
-      ++i;
-      break;
-    }
-    if (a == "--garble-every" && i + 1 < argc) {
-      garble_every = std::atol(argv[++i]);
-    } else if (a == "--silent") {
-      silent = true;
-    } else {
-      return Usage();
-    }
-  }
-  if (i >= argc) return Usage();
+  std::vector<std::string> args;  // the command; every "@PTY@" becomes the port
+  CLI::App app{"The Verilated iCE40 board behind a pseudo-terminal"};
+  app.add_option("--garble-every", garble_every, "flip a bit of every Nth byte the host sends")
+      ->check(CLI::Range(1L, 1L << 30));
+  app.add_flag("--silent", silent, "never deliver the host's bytes (a board that does not answer)");
+  app.add_option("command", args, "-- COMMAND ARGS")->required();
+  CLI11_PARSE(app, argc, argv);
 
   int master = -1, slave = -1;
   char name[256];
@@ -71,7 +58,6 @@ int main(int argc, char** argv) {
   tcsetattr(slave, TCSANOW, &t);
   fcntl(master, F_SETFL, O_NONBLOCK);
 
-  std::vector<std::string> args(argv + i, argv + argc);
   for (std::string& a : args)
     for (size_t p; (p = a.find("@PTY@")) != std::string::npos;) a.replace(p, 5, name);
   const pid_t child = fork();

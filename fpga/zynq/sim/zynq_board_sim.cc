@@ -31,6 +31,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -61,13 +62,6 @@ struct Clocking : Device {
 [[noreturn]] void Die(const std::string& what) {
   std::fprintf(stderr, "fpga_zynq_sim: %s\n", what.c_str());
   std::exit(1);
-}
-
-int Usage() {
-  std::fprintf(stderr,
-               "usage: fpga_zynq_sim -c CONFIG [--stuck] -- COMMAND ARGS (@REGS@, @DMA@, @SYSFS@: the window, "
-               "the DMA buffer, its sysfs directory)\n");
-  return 2;
 }
 
 void WriteFile(const std::string& path, const std::string& text) {
@@ -286,29 +280,19 @@ int main(int argc, char** argv) {
   using namespace tessera;
   std::string config;
   bool stuck = false;
-  int i = 1;
-  for (; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--") {
-      ++i;
-      break;
-    }
-    if ((a == "-c" || a == "--config") && i + 1 < argc) {
-      config = argv[++i];
-    } else if (a == "--stuck") {
-      stuck = true;
-    } else {
-      return Usage();
-    }
-  }
-  if (i >= argc || config.empty()) return Usage();
+  std::vector<std::string> command;  // @REGS@, @DMA@, @SYSFS@: the window, the DMA buffer, its sysfs directory
+  CLI::App app{"The Verilated tsr_accel served to an mmio link in another process"};
+  app.add_option("-c,--config", config, "hardware config (JSON)")->required();
+  app.add_flag("--stuck", stuck, "a device that never finishes a run");
+  app.add_option("command", command, "-- COMMAND ARGS")->required();
+  CLI11_PARSE(app, argc, argv);
   StatusOr<HwConfig> cfg = LoadHwConfig(config);
   if (!cfg.ok()) Die(cfg.status().ToString());
   StatusOr<std::unique_ptr<Device>> dev = OpenDevice("rtl", *cfg);
   if (!dev.ok()) Die(dev.status().ToString());
   Board board(std::move(*dev), stuck);
   board.MakeFiles();
-  const int rc = board.Run(std::vector<std::string>(argv + i, argv + argc));
+  const int rc = board.Run(command);
   std::fprintf(stderr, "fpga_zynq_sim: %lld register accesses served\n", static_cast<long long>(board.accesses()));
   return rc;
 }
