@@ -10,13 +10,6 @@ namespace {
 
 bool SymmetricI8(const ir::Value* v) { return v->type().dtype == ir::DType::kI8 && ZeroPointOf(v) == 0; }
 
-Placement Cpu(const ir::Node* n, std::string reason) {
-  Placement p;
-  p.node = n;
-  p.reason = std::move(reason);
-  return p;
-}
-
 }  // namespace
 
 ActShape RowsShapeOf(const ir::TensorType& t) {
@@ -29,14 +22,14 @@ Placement PlaceBatchMatMul(const ir::Node* n, const HwConfig& cfg, const std::se
   const ir::Value* a = n->input(0);
   const ir::Value* b = n->input(1);
   if (!SymmetricI8(a) || !SymmetricI8(b) || !SymmetricI8(n->output()))
-    return Cpu(n, "its operands or result are not symmetric int8");
+    return CpuPlacement(n, "its operands or result are not symmetric int8");
   if (a->type().rank() >= 4 && device.count(a) && !rows.count(a))
-    return Cpu(n, "its first operand is held in the [N, C, H, W] layout on the device");
+    return CpuPlacement(n, "its first operand is held in the [N, C, H, W] layout on the device");
   const ir::Shape& as = a->type().shape;
   const int64_t m = as[as.size() - 2], k = as.back(), cols = b->type().shape.back();
   const int64_t groups = a->type().numel() / (m * k);
   if (groups > 1 && m % cfg.batch != 0)
-    return Cpu(n, fmt::format("{} rows per product are not a multiple of BATCH = {}", m, cfg.batch));
+    return CpuPlacement(n, fmt::format("{} rows per product are not a multiple of BATCH = {}", m, cfg.batch));
   ConvGeometry g;
   g.n = 1;
   g.ic = k;
@@ -44,11 +37,7 @@ Placement PlaceBatchMatMul(const ir::Node* n, const HwConfig& cfg, const std::se
   g.ih = g.oh = CeilDiv(m, cfg.batch);
   g.iw = g.ow = 1;
   auto t = PlanConv(cfg, g, EpilogueOf(*n));
-  if (!t.ok()) {
-    Placement p = Cpu(n, t.status().message());
-    p.cannot_fit = t.status().code() == StatusCode::kResourceExhausted;
-    return p;
-  }
+  if (!t.ok()) return DoesNotFit(n, t.status());
   Placement p;
   p.node = n;
   p.kind = PlaceKind::kAccel;

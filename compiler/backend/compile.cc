@@ -199,6 +199,21 @@ class Compiler {
       return slots[buffer] = s;
     };
     auto buffer_bytes = [&](const std::string& name) -> uint64_t { return Buffer(name)->bytes(); };
+    // What every GEMM layer's codegen shares: geometry, tiling, requantize, and its channel parameters
+    // packed into a new buffer; the weight and parameter slots follow the caller's input and output slots.
+    auto gemm_layer = [&](const ConvBlocking& blocks, const std::string& wb) -> StatusOr<ConvCodegen> {
+      const std::string pb = NewBuffer("p:" + n->output()->name(), PackedChannelParamBytes(cfg_, p.geo.oc));
+      SetChannelParamPacking(cfg_, *n, p.geo.oc, Buffer(pb));
+      ConvCodegen c;
+      c.name = n->Label();
+      c.geo = p.geo, c.blocks = blocks, c.tiling = p.tiling;
+      TSR_ASSIGN_OR_RETURN(c.weights, slot(wb, buffer_bytes(wb)));
+      TSR_ASSIGN_OR_RETURN(c.params, slot(pb, buffer_bytes(pb)));
+      c.shift = static_cast<int>(n->attrs().Int("shift"));
+      c.act_min = n->attrs().Int("act_min", -128);
+      c.act_max = n->attrs().Int("act_max", 127);
+      return c;
+    };
     switch (p.op) {
       case AccelOp::kConv:
       case AccelOp::kDense: {
@@ -217,15 +232,9 @@ class Compiler {
         const WeightPacking wp = WeightPackingOf(p.geo, blocks);
         const std::string wb = NewBuffer("w:" + n->output()->name(), PackedWeightBytes(cfg_, wp));
         SetWeightPacking(cfg_, *n, wp, Buffer(wb));
-        const std::string pb = NewBuffer("p:" + n->output()->name(), PackedChannelParamBytes(cfg_, p.geo.oc));
-        SetChannelParamPacking(cfg_, *n, p.geo.oc, Buffer(pb));
-        ConvCodegen c;
-        c.name = n->Label();
-        c.geo = p.geo, c.blocks = blocks, c.tiling = p.tiling;
         TSR_ASSIGN_OR_RETURN(Slot sx, slot(in_buf, buffer_bytes(in_buf)));
         TSR_ASSIGN_OR_RETURN(Slot sy, slot(out_buf, buffer_bytes(out_buf)));
-        TSR_ASSIGN_OR_RETURN(c.weights, slot(wb, buffer_bytes(wb)));
-        TSR_ASSIGN_OR_RETURN(c.params, slot(pb, buffer_bytes(pb)));
+        TSR_ASSIGN_OR_RETURN(ConvCodegen c, gemm_layer(blocks, wb));
         if (p.op == AccelOp::kDense) {
           c.in = ActView{sx, 0, 0, 1, blocks.icb};
           c.out = ActView{sy, 0, 0, 1, blocks.ocb};
@@ -235,9 +244,6 @@ class Compiler {
               p.im2col ? NchwView(sx, blocks.icb, p.geo.ih, p.geo.iw) : ViewOf(sx, x, blocks.icb, p.geo.ih, p.geo.iw);
           c.out = ViewOf(sy, last->output(), blocks.ocb, p.geo.oh / f, p.geo.ow / f);
         }
-        c.shift = static_cast<int>(n->attrs().Int("shift"));
-        c.act_min = n->attrs().Int("act_min", -128);
-        c.act_max = n->attrs().Int("act_max", 127);
         c.in_zero_point = ZeroPointOf(x);
         c.out_zero_point = ZeroPointOf(n->output());
         if (p.fused_add) {
@@ -267,18 +273,9 @@ class Compiler {
         const WeightPacking wp = MatrixPacking(cfg_, p.geo.oc, p.geo.ic);
         TSR_CHECK(wp.ocb == blocks.ocb && wp.ibpo == blocks.ibpo && !blocks.depthwise, "matmul blocking of {}",
                   n->Label());
-        const std::string pb = NewBuffer("p:" + n->output()->name(), PackedChannelParamBytes(cfg_, p.geo.oc));
-        SetChannelParamPacking(cfg_, *n, p.geo.oc, Buffer(pb));
-        ConvCodegen c;
-        c.name = n->Label();
-        c.geo = p.geo, c.blocks = blocks, c.tiling = p.tiling;
         TSR_ASSIGN_OR_RETURN(Slot sx, slot(in_buf, buffer_bytes(in_buf)));
         TSR_ASSIGN_OR_RETURN(Slot sy, slot(out_buf, buffer_bytes(out_buf)));
-        TSR_ASSIGN_OR_RETURN(c.weights, slot(wb, buffer_bytes(wb)));
-        TSR_ASSIGN_OR_RETURN(c.params, slot(pb, buffer_bytes(pb)));
-        c.shift = static_cast<int>(n->attrs().Int("shift"));
-        c.act_min = n->attrs().Int("act_min", -128);
-        c.act_max = n->attrs().Int("act_max", 127);
+        TSR_ASSIGN_OR_RETURN(ConvCodegen c, gemm_layer(blocks, wb));
         const int64_t row_blocks = p.geo.ih, matrix_tiles = wp.ocb * wp.ibpo;
         for (int64_t g = 0; g < p.products; ++g) {
           if (g > 0) {  // the next product's loads overwrite the input and weight tiles the last one's GEMMs read

@@ -31,21 +31,6 @@ std::string Int8Problem(const ir::Node& n, int count, bool zero_points = false) 
   return {};
 }
 
-Placement Cpu(const ir::Node* n, std::string reason) {
-  Placement p;
-  p.node = n;
-  p.kind = PlaceKind::kCpu;
-  p.reason = std::move(reason);
-  return p;
-}
-
-// CPU placement for a supported op that does not fit: an error unless falling back.
-Placement DoesNotFit(const ir::Node* n, const Status& s) {
-  Placement p = Cpu(n, s.message());
-  p.cannot_fit = s.code() == StatusCode::kResourceExhausted;
-  return p;
-}
-
 // Why a float conv/gemm/matmul (QDQ) or a qlinear_conv/qlinear_matmul
 // (QOperator) stayed on the CPU: which of its operands fold-qdq could not
 // turn into a qconv/qmatmul.
@@ -85,14 +70,15 @@ std::string QuantLayerReason(const ir::Node* n) {
 
 Placement PlaceConv(const ir::Node* n, const HwConfig& cfg, const std::set<const ir::Value*>& host,
                     const PartitionOptions& opts) {
-  if (std::string why = Int8Problem(*n, 1, true); !why.empty()) return Cpu(n, why);
+  if (std::string why = Int8Problem(*n, 1, true); !why.empty()) return CpuPlacement(n, why);
   const ir::Value* x = n->input(0);
   const ir::Value* w = n->input(1);
-  if (!w->is_constant() || w->type().dtype != ir::DType::kI8) return Cpu(n, "weights are not a constant int8 tensor");
-  if (n->num_inputs() > 2 && !n->input(2)->is_constant()) return Cpu(n, "bias is not constant");
-  if (x->type().rank() != 4) return Cpu(n, "only 2-D convolutions (rank-4 input) are tensorized");
+  if (!w->is_constant() || w->type().dtype != ir::DType::kI8)
+    return CpuPlacement(n, "weights are not a constant int8 tensor");
+  if (n->num_inputs() > 2 && !n->input(2)->is_constant()) return CpuPlacement(n, "bias is not constant");
+  if (x->type().rank() != 4) return CpuPlacement(n, "only 2-D convolutions (rank-4 input) are tensorized");
   for (int64_t d : n->attrs().Ints("dilations", {1, 1}))
-    if (d != 1) return Cpu(n, "dilated convolution (dilation > 1)");
+    if (d != 1) return CpuPlacement(n, "dilated convolution (dilation > 1)");
   const auto& xs = x->type().shape;
   const auto& ws = w->type().shape;
   const auto& ys = n->output()->type().shape;
@@ -144,14 +130,14 @@ Placement PlaceConv(const ir::Node* n, const HwConfig& cfg, const std::set<const
 }
 
 Placement PlaceMatMul(const ir::Node* n, const HwConfig& cfg) {
-  if (std::string why = Int8Problem(*n, 1, true); !why.empty()) return Cpu(n, why);
+  if (std::string why = Int8Problem(*n, 1, true); !why.empty()) return CpuPlacement(n, why);
   const ir::Value* x = n->input(0);
   const ir::Value* w = n->input(1);
   if (!w->is_constant() || w->type().dtype != ir::DType::kI8 || w->type().rank() != 2)
-    return Cpu(n, "weights are not a constant int8 matrix");
-  if (n->num_inputs() > 2 && !n->input(2)->is_constant()) return Cpu(n, "bias is not constant");
+    return CpuPlacement(n, "weights are not a constant int8 matrix");
+  if (n->num_inputs() > 2 && !n->input(2)->is_constant()) return CpuPlacement(n, "bias is not constant");
   if (x->type().rank() != 2 && x->type().rank() != 3)
-    return Cpu(n, "only [rows, K] and [B, T, K] inputs are tensorized");
+    return CpuPlacement(n, "only [rows, K] and [B, T, K] inputs are tensorized");
   // [B, T, K] (any leading dims): the rows of the flattened [B*T, K] matrix.
   ConvGeometry g;
   const int64_t rows = x->type().numel() / x->type().shape.back();
@@ -176,11 +162,11 @@ Placement PlaceMatMul(const ir::Node* n, const HwConfig& cfg) {
 
 Placement PlacePool(const ir::Node* n, const HwConfig& cfg, bool max) {
   // Max commutes with the zero-point offset (and pads with -128, the minimum).
-  if (std::string why = Int8Problem(*n, 1, max); !why.empty()) return Cpu(n, why);
+  if (std::string why = Int8Problem(*n, 1, max); !why.empty()) return CpuPlacement(n, why);
   const ir::Value* x = n->input(0);
-  if (x->type().rank() != 4) return Cpu(n, "only 2-D pooling is offloaded");
+  if (x->type().rank() != 4) return CpuPlacement(n, "only 2-D pooling is offloaded");
   for (int64_t d : n->attrs().Ints("dilations", {1, 1}))
-    if (d != 1) return Cpu(n, "dilated pooling");
+    if (d != 1) return CpuPlacement(n, "dilated pooling");
   const auto& xs = x->type().shape;
   const auto& ys = n->output()->type().shape;
   const auto k = n->attrs().Ints("kernel");
@@ -195,7 +181,7 @@ Placement PlacePool(const ir::Node* n, const HwConfig& cfg, bool max) {
   pc.sh = strides[0], pc.sw = strides[1], pc.pt = pads[0], pc.pl = pads[1];
   if (!max) {
     const auto m = n->attrs().Ints("multiplier");
-    if (m.size() != 1) return Cpu(n, "per-channel average pool multipliers are not offloaded");
+    if (m.size() != 1) return CpuPlacement(n, "per-channel average pool multipliers are not offloaded");
     pc.shift = static_cast<int>(n->attrs().Int("shift"));
   }
   if (Status s = CheckPool(cfg, pc); !s.ok()) return DoesNotFit(n, s);
@@ -209,6 +195,29 @@ Placement PlacePool(const ir::Node* n, const HwConfig& cfg, bool max) {
 }
 
 }  // namespace
+
+Placement CpuPlacement(const ir::Node* n, std::string reason) {
+  Placement p;
+  p.node = n;
+  p.kind = PlaceKind::kCpu;
+  p.reason = std::move(reason);
+  return p;
+}
+
+Placement DoesNotFit(const ir::Node* n, const Status& s) {
+  Placement p = CpuPlacement(n, s.message());
+  p.cannot_fit = s.code() == StatusCode::kResourceExhausted;
+  return p;
+}
+
+Placement AccelPlacement(const ir::Node* n, AccelOp op, std::string reason) {
+  Placement p;
+  p.node = n;
+  p.kind = PlaceKind::kAccel;
+  p.op = op;
+  p.reason = std::move(reason);
+  return p;
+}
 
 bool ActShapeOf(const ir::TensorType& t, int64_t* n, int64_t* c, int64_t* h, int64_t* w) {
   if (t.rank() == 4) {
@@ -247,7 +256,7 @@ StatusOr<std::vector<Placement>> Partition(const ir::Graph& g, const HwConfig& c
   std::set<const ir::Value*> device;
   std::set<const ir::Value*> rows;  // rank >= 4 device values packed as rows (batch_matmul.h)
   if (cfg.block_in != cfg.block_out) {
-    for (const ir::Node* n : g.nodes()) out.push_back(Cpu(n, "the config's BLOCK_IN differs from BLOCK_OUT"));
+    for (const ir::Node* n : g.nodes()) out.push_back(CpuPlacement(n, "the config's BLOCK_IN differs from BLOCK_OUT"));
     return out;
   }
   for (const ir::Node* n : g.nodes()) {
@@ -265,52 +274,43 @@ StatusOr<std::vector<Placement>> Partition(const ir::Graph& g, const HwConfig& c
       p = PlacePool(n, cfg, false);
     } else if (op == "qadd") {
       if (std::string why = Int8Problem(*n, 2); !why.empty())
-        p = Cpu(n, why);
+        p = CpuPlacement(n, why);
       else if (n->input(0)->type().shape != n->input(1)->type().shape)
-        p = Cpu(n, "broadcasting add");
+        p = CpuPlacement(n, "broadcasting add");
       else if (n->input(0)->type().rank() != 4 && n->input(0)->type().rank() != 2)
-        p = Cpu(n, "rank other than 2 or 4");
-      else {
-        p.node = n;
-        p.kind = PlaceKind::kAccel;
-        p.op = AccelOp::kAdd;
-        p.reason = "element-wise on the ALU";
-      }
+        p = CpuPlacement(n, "rank other than 2 or 4");
+      else
+        p = AccelPlacement(n, AccelOp::kAdd, "element-wise on the ALU");
     } else if (op == "qmul") {
       const ir::TensorType& a = n->input(0)->type();
       if (std::string why = Int8Problem(*n, 2); !why.empty())
-        p = Cpu(n, why);
+        p = CpuPlacement(n, why);
       else if (a.rank() != 4 && a.rank() != 2)
-        p = Cpu(n, "rank other than 2 or 4");
+        p = CpuPlacement(n, "rank other than 2 or 4");
       else if (a.shape == n->input(1)->type().shape &&
                std::any_of(n->inputs().begin(), n->inputs().end(),
                            [&](const ir::Value* v) { return v->producer() && host.count(v); }))
         // SiLU's x * sigmoid(x) with the sigmoid on the CPU: the ALU would need that whole operand uploaded.
-        p = Cpu(n, "element-wise product with an operand computed on the CPU");
-      else {
-        p.node = n;
-        p.kind = PlaceKind::kAccel;
-        p.op = AccelOp::kMul;
-        p.reason = a.shape == n->input(1)->type().shape ? "element-wise product on the ALU"
-                                                        : "per-channel scaling on the ALU (one factor tile per plane)";
-      }
+        p = CpuPlacement(n, "element-wise product with an operand computed on the CPU");
+      else
+        p = AccelPlacement(n, AccelOp::kMul,
+                           a.shape == n->input(1)->type().shape
+                               ? "element-wise product on the ALU"
+                               : "per-channel scaling on the ALU (one factor tile per plane)");
     } else if (op == "qhard_sigmoid" || op == "qhard_swish" ||
                (op == "requantize" && n->attrs().Ints("multiplier").size() == 1)) {
       const ir::TensorType& x = n->input(0)->type();
       if (std::string why = Int8Problem(*n, 1); !why.empty())
-        p = Cpu(n, why);
+        p = CpuPlacement(n, why);
       else if (x.rank() != 4 && x.rank() != 2)
-        p = Cpu(n, "rank other than 2 or 4");
+        p = CpuPlacement(n, "rank other than 2 or 4");
       else if (!device.count(n->input(0)))
-        p = Cpu(n, "element-wise op on a value computed on the CPU (the ALU would need it uploaded)");
+        p = CpuPlacement(n, "element-wise op on a value computed on the CPU (the ALU would need it uploaded)");
       else if (n->input(0)->producer() && n->input(0)->producer()->op() == "concat")
-        p = Cpu(n, "reads a concat, which may be channel slices of another buffer (the program reads whole tiles)");
-      else {
-        p.node = n;
-        p.kind = PlaceKind::kAccel;
-        p.op = AccelOp::kUnary;
-        p.reason = "element-wise ALU program";
-      }
+        p = CpuPlacement(
+            n, "reads a concat, which may be channel slices of another buffer (the program reads whole tiles)");
+      else
+        p = AccelPlacement(n, AccelOp::kUnary, "element-wise ALU program");
     } else if (op == "flatten" && device.count(n->input(0)) && n->input(0)->type().rank() == 4 &&
                n->input(0)->type().shape[2] == 1 && n->input(0)->type().shape[3] == 1 &&
                n->attrs().Int("axis", 1) == 1) {
@@ -318,9 +318,9 @@ StatusOr<std::vector<Placement>> Partition(const ir::Graph& g, const HwConfig& c
       p.kind = PlaceKind::kAlias;
       p.reason = "[N, C, 1, 1] -> [N, C] has the same packed layout";
     } else if (op == "conv" || op == "gemm" || op == "matmul" || op == "qlinear_conv" || op == "qlinear_matmul") {
-      p = Cpu(n, QuantLayerReason(n));
+      p = CpuPlacement(n, QuantLayerReason(n));
     } else {
-      p = Cpu(n, fmt::format("no accelerator form for '{}'", op));
+      p = CpuPlacement(n, fmt::format("no accelerator form for '{}'", op));
     }
     if (p.cannot_fit && !opts.cpu_fallback)
       return ResourceExhaustedError(
@@ -330,7 +330,7 @@ StatusOr<std::vector<Placement>> Partition(const ir::Graph& g, const HwConfig& c
     if (p.cannot_fit) p.reason = "does not fit the accelerator: " + p.reason;
     if (p.kind != PlaceKind::kCpu && p.op != AccelOp::kBatchMatMul &&
         std::any_of(n->inputs().begin(), n->inputs().end(), [&](const ir::Value* v) { return rows.count(v) > 0; }))
-      p = Cpu(n, "reads a matrix product's result held as rows");
+      p = CpuPlacement(n, "reads a matrix product's result held as rows");
     if (p.op == AccelOp::kBatchMatMul && n->output()->type().rank() >= 4) rows.insert(n->output());
     for (const ir::Value* v : n->outputs()) (p.kind == PlaceKind::kCpu ? host : device).insert(v);
     out.push_back(std::move(p));
@@ -345,7 +345,7 @@ StatusOr<std::vector<Placement>> Partition(const ir::Graph& g, const HwConfig& c
     const std::vector<ir::Node*> users = out[i].node->output()->users();
     if (std::all_of(users.begin(), users.end(),
                     [&](const ir::Node* u) { return out[index.at(u)].kind == PlaceKind::kCpu; }))
-      out[i] = Cpu(out[i].node, "element-wise op whose result only the CPU reads");
+      out[i] = CpuPlacement(out[i].node, "element-wise op whose result only the CPU reads");
   }
   if (opts.fuse_pools) FuseConvMaxPool(g, cfg, &out);
   if (opts.fuse_adds) FuseConvAdd(g, cfg, &out);

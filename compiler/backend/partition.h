@@ -64,6 +64,12 @@ StatusOr<std::vector<Placement>> Partition(const ir::Graph& g, const HwConfig& c
 // for other ranks.
 bool ActShapeOf(const ir::TensorType& t, int64_t* n, int64_t* c, int64_t* h, int64_t* w);
 
+// Placement constructors shared by the placement rules (partition.cc, batch_matmul.cc).
+Placement CpuPlacement(const ir::Node* n, std::string reason);
+// A supported op that does not fit: on the CPU, and an error unless falling back (kResourceExhausted).
+Placement DoesNotFit(const ir::Node* n, const Status& s);
+Placement AccelPlacement(const ir::Node* n, AccelOp op, std::string reason);
+
 // The per-tensor zero point of a quantized int8 value (0 when it has none).
 int64_t ZeroPointOf(const ir::Value* v);
 

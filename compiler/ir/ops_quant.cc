@@ -45,12 +45,8 @@ Status ExpectBias(const Node& n, int i, int64_t channels) {
   return OkStatus();
 }
 
-// multiplier (1 or `channels` entries in (0, 2^31)), shift in [0, 63],
-// act_min <= act_max within [lo, hi].
-Status CheckRequant(const Node& n, int64_t channels, int64_t lo = -128, int64_t hi = 127) {
-  std::vector<int64_t> m = n.attrs().Ints("multiplier");
-  if (m.size() != 1 && static_cast<int64_t>(m.size()) != channels)
-    return NodeError(n, "attribute 'multiplier' needs 1 or {} entries, got {}", channels, m.size());
+// A requantize's multipliers `m` in (0, 2^31), shift in [0, 63], act_min <= act_max within [lo, hi].
+Status CheckMultipliersShiftBounds(const Node& n, const std::vector<int64_t>& m, int64_t lo = -128, int64_t hi = 127) {
   for (int64_t v : m)
     if (v <= 0 || v > INT32_MAX) return NodeError(n, "multiplier {} out of range (0, 2^31)", v);
   const int64_t s = n.attrs().Int("shift");
@@ -60,6 +56,17 @@ Status CheckRequant(const Node& n, int64_t channels, int64_t lo = -128, int64_t 
     return NodeError(n, "activation bounds [{}, {}] must lie within [{}, {}]", amin, amax, lo, hi);
   return OkStatus();
 }
+
+// The attribute 'multiplier' has 1 or `channels` entries.
+Status CheckRequant(const Node& n, int64_t channels, int64_t lo = -128, int64_t hi = 127) {
+  std::vector<int64_t> m = n.attrs().Ints("multiplier");
+  if (m.size() != 1 && static_cast<int64_t>(m.size()) != channels)
+    return NodeError(n, "attribute 'multiplier' needs 1 or {} entries, got {}", channels, m.size());
+  return CheckMultipliersShiftBounds(n, m, lo, hi);
+}
+
+// The same for ops whose multiplier is one int attribute (qmul, qhard_sigmoid, qhard_swish).
+Status CheckScalarRequant(const Node& n) { return CheckMultipliersShiftBounds(n, {n.attrs().Int("multiplier")}); }
 
 Status InferQuantize(const Node& n, std::vector<TensorType>* out) {
   TSR_RETURN_IF_ERROR(ExpectFloat(n, 0));
@@ -153,12 +160,7 @@ Status InferQMul(const Node& n, std::vector<TensorType>* out) {
   const Shape& b = In(n, 1).shape;
   if (a != b && !IsPerChannelOf(b, a))
     return NodeError(n, "operand {} is neither {}'s shape nor [N, C, 1, 1] of it", Operand(n, 1), Operand(n, 0));
-  const int64_t m = n.attrs().Int("multiplier"), s = n.attrs().Int("shift");
-  if (m <= 0 || m > INT32_MAX) return NodeError(n, "multiplier {} out of range (0, 2^31)", m);
-  if (s < 0 || s > 63) return NodeError(n, "shift {} out of range [0, 63]", s);
-  const int64_t amin = n.attrs().Int("act_min", -128), amax = n.attrs().Int("act_max", 127);
-  if (amin < -128 || amax > 127 || amin > amax)
-    return NodeError(n, "activation bounds [{}, {}] must lie within [-128, 127]", amin, amax);
+  TSR_RETURN_IF_ERROR(CheckScalarRequant(n));
   TSR_RETURN_IF_ERROR(ExpectDeclaredSymmetricI8(n, *out, 0));
   (*out)[0].shape = a;
   return OkStatus();
@@ -192,12 +194,7 @@ Status InferQHardAct(const Node& n, std::vector<TensorType>* out) {
   if (k < 0 || k > 8) return NodeError(n, "frac_bits {} out of range [0, 8]", k);
   if (limit < 1 || limit > (1 << 23) || offset < -(1 << 23) || offset > (1 << 23))
     return NodeError(n, "limit {} or offset {} out of range (|value| <= 2^23, limit >= 1)", limit, offset);
-  const int64_t m = n.attrs().Int("multiplier"), s = n.attrs().Int("shift");
-  if (m <= 0 || m > INT32_MAX) return NodeError(n, "multiplier {} out of range (0, 2^31)", m);
-  if (s < 0 || s > 63) return NodeError(n, "shift {} out of range [0, 63]", s);
-  const int64_t amin = n.attrs().Int("act_min", -128), amax = n.attrs().Int("act_max", 127);
-  if (amin < -128 || amax > 127 || amin > amax)
-    return NodeError(n, "activation bounds [{}, {}] must lie within [-128, 127]", amin, amax);
+  TSR_RETURN_IF_ERROR(CheckScalarRequant(n));
   TSR_RETURN_IF_ERROR(ExpectDeclaredSymmetricI8(n, *out, 0));
   (*out)[0].shape = In(n, 0).shape;
   return OkStatus();
