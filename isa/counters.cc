@@ -62,6 +62,14 @@ DeviceCounters DeviceCounters::Untimed() const {
   return c;
 }
 
+DeviceCounters DeviceCounters::Wrapped(int bits) const {
+  DeviceCounters c = *this;
+  if (bits >= 64) return c;
+  const uint64_t mask = (uint64_t{1} << bits) - 1;
+  c.ForEachRegister([&](uint32_t, int64_t& v) { v = static_cast<int64_t>(static_cast<uint64_t>(v) & mask); });
+  return c;
+}
+
 void CountersToJson(const DeviceCounters& c, const HwConfig& cfg, bool timed, nlohmann::json* out) {
   nlohmann::json& j = *out;
   nlohmann::json ins = nlohmann::json::object();

@@ -67,6 +67,9 @@ struct DeviceCounters {
   // A copy with the timed counters (regs.def's `timed` column) zeroed: what
   // an engine without a clock reports for the same run.
   DeviceCounters Untimed() const;
+  // What the counter registers hold: every counter modulo 2^bits
+  // (isa/config.def counters.bits; 64 keeps the values).
+  DeviceCounters Wrapped(int bits) const;
   bool operator==(const DeviceCounters& o) const;
   bool operator!=(const DeviceCounters& o) const { return !(*this == o); }
 };

@@ -269,8 +269,8 @@ from `isa/regs.def`. Reset values are for config `{0}`.
     s += fmt::format("| {:#05x} | `{}` | {} | {:#x} | {} |\n", r.offset, r.name, access[static_cast<int>(r.access)],
                      ResetValue(r, cfg.isa_fingerprint), r.summary);
   s += fmt::format(
-      "| {:#05x} + 8·i | counter *i* | R | 0 | 64-bit counters (below), latched when `DONE` or `ERROR` "
-      "rises, cleared by `START` |\n",
+      "| {:#05x} + 8·i | counter *i* | R | 0 | 64-bit counter registers (below; each holds its count modulo "
+      "2^`counters.bits`, docs/config.md), latched when `DONE` or `ERROR` rises, cleared by `START` |\n",
       kCounterBase);
   s += "\n## Bits\n\n| register | bit | name | meaning |\n|---|---|---|---|\n";
   for (const BitInfo& b : kBits)

@@ -77,6 +77,7 @@ module tsr_accel (
   localparam int BEAT_B = TSR_CFG_DRAM_BYTES_PER_CYCLE;
   localparam int DW = 8 * BEAT_B;
   localparam int NCTR = TSR_NUM_COUNTERS;
+  localparam int CTR_W = TSR_CFG_COUNTERS_BITS;
   localparam int LANES = TSR_BATCH * TSR_BLOCK_OUT;
   localparam int INP_DW = 8 * TSR_ELEM_BYTES_INP;
   localparam int WGT_DW = 8 * TSR_ELEM_BYTES_WGT;
@@ -712,7 +713,9 @@ module tsr_accel (
   assign u_end[MS] = st_ended;
 
   // ---- Counters (docs/device-protocol.md; isa/regs.def order) ------------------------
+  /* verilator lint_off UNUSEDSIGNAL */  // bits above CTR_W
   logic [63:0] inc[NCTR];
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [2:0] started;
   assign started = {u_start[2], u_start[1], u_start[0]};
   logic [63:0] beats_granted;
@@ -781,11 +784,17 @@ module tsr_accel (
       inc[TSR_CTR_STALLS+TSR_UNIT_STORE*TSR_NUM_STALLS+s] = running ? u_inc[MS][s] : 64'd0;
     end
   end
+  // Each counter is CTR_W bits (isa/config.def counters.bits): it wraps
+  // modulo 2^CTR_W and reads zero-extended to 64 bits.
+  logic [CTR_W-1:0] ctr_q[NCTR];
   always_ff @(posedge clk) begin
     for (int i = 0; i < NCTR; i++) begin
-      if (clr) counters[i*64+:64] <= '0;
-      else if (running) counters[i*64+:64] <= counters[i*64+:64] + inc[i];
+      if (clr) ctr_q[i] <= '0;
+      else if (running) ctr_q[i] <= ctr_q[i] + CTR_W'(inc[i]);
     end
+  end
+  for (genvar i = 0; i < NCTR; i++) begin : g_ctr
+    assign counters[i*64+:64] = 64'(ctr_q[i]);
   end
 
   // ---- Run state ----------------------------------------------------------------
