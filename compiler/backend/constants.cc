@@ -37,7 +37,8 @@ StatusOr<const uint8_t*> PackWeights(const HwConfig& cfg, const ir::Graph& g, co
   TSR_ASSIGN_OR_RETURN(const ir::Node* n, PackedNode(g, b));
   const WeightPacking wp{p.oc(), p.icg(), p.kk(), p.ocb(), p.ibpo(), p.depthwise()};
   if (!InRange(wp.oc) || !InRange(wp.icg) || !InRange(wp.kk) || !InRange(wp.ocb) || !InRange(wp.ibpo) ||
-      wp.ocb * cfg.block_out < wp.oc || (wp.depthwise ? wp.icg != 1 || wp.ibpo != 1 : wp.ibpo * cfg.block_in < wp.icg))
+      wp.ocb * cfg.block_out < wp.oc ||
+      (wp.depthwise ? wp.icg < 1 || cfg.block_in % wp.icg || wp.ibpo != 1 : wp.ibpo * cfg.block_in < wp.icg))
     return DataLossError("constant buffer '{}': malformed weight packing (oc {}, icg {}, kk {}, ocb {}, ibpo {})",
                          b.name(), wp.oc, wp.icg, wp.kk, wp.ocb, wp.ibpo);
   const ir::Value* w = n->num_inputs() > 1 ? n->input(1) : nullptr;

@@ -45,8 +45,8 @@ class ConvEmitter {
             x.th = std::min(t_.th, g_.oh - x.oh0);
             x.ow0 = wt * t_.tw;
             x.tw = std::min(t_.tw, g_.ow - x.ow0);
-            x.in_h = (x.th - 1) * g_.sh + g_.kh;
-            x.in_w = (x.tw - 1) * g_.sw + g_.kw;
+            x.in_h = (x.th - 1) * g_.sh + g_.ekh();
+            x.in_w = (x.tw - 1) * g_.sw + g_.ekw();
             x.aslot = static_cast<int>(otile % 2);
             if (ht == 0 && wt == 0) {
               // This oc tile's bias rows at [0, tob) and multiplier rows at
@@ -79,7 +79,9 @@ class ConvEmitter {
   };
 
   int64_t InBlocks(const Tile& x) const { return b_.depthwise ? x.tob : x.tib; }
-  int64_t InputBlock(const Tile& x, int64_t l) const { return b_.depthwise ? x.ob0 + l : x.j0 + l; }
+  int64_t InputBlock(const Tile& x, int64_t l) const {
+    return b_.depthwise ? x.ob0 + l : b_.FirstInputBlock(x.ob0) + x.j0 + l;
+  }
 
   Status LoadStage(const Tile& x, int64_t tile) {
     if (tile >= 2) TSR_RETURN_IF_ERROR(s_.Pop(Module::kCompute, Module::kLoad));
@@ -129,8 +131,8 @@ class ConvEmitter {
               const int64_t in_l = b_.depthwise ? o : j;
               const int64_t wgt = t_.weights_resident ? ((x.ob0 + o) * b_.ibpo + x.j0 + j) * kk_ + i * g_.kw + k
                                                       : wgt_base_[x.slot] + (o * x.tib + j) * kk_ + i * g_.kw + k;
-              kb.Uop(acc_base_[x.aslot] + o * x.th * x.tw, inp_base_[x.slot] + in_l * x.in_h * x.in_w + i * x.in_w + k,
-                     wgt);
+              kb.Uop(acc_base_[x.aslot] + o * x.th * x.tw,
+                     inp_base_[x.slot] + in_l * x.in_h * x.in_w + i * g_.dh * x.in_w + k * g_.dw, wgt);
             }
       return kb.Build();
     });

@@ -73,6 +73,41 @@ Case RandomCase(std::mt19937_64& rng, bool dense) {
   return c;
 }
 
+// A grouped convolution whose groups are either whole channel blocks of the
+// config (independent group GEMMs) or divide a block with in = out channels
+// (block-diagonal weight tiles), and/or a dilated one.
+Case RandomGroupedCase(std::mt19937_64& rng, int64_t block, bool grouped, bool dilated) {
+  auto U = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  Case c = RandomCase(rng, false);
+  ConvGeometry& g = c.g;
+  if (grouped) {
+    if (U(0, 1)) {  // block-diagonal
+      g.groups = U(1, 3) * (block / 2), g.ic = g.oc = g.groups * std::vector<int64_t>{1, 2, block / 2}[U(0, 2)];
+    } else {
+      g.groups = U(2, 3), g.ic = g.groups * block * U(1, 2), g.oc = g.groups * block * U(1, 3);
+    }
+  } else {
+    g.groups = 1;
+  }
+  if (dilated) {
+    g.dh = U(1, 4), g.dw = U(0, 2) ? g.dh : U(1, 3);
+    g.pt = U(0, std::min<int64_t>(7, g.ekh() / 2)), g.pl = U(0, std::min<int64_t>(7, g.ekw() / 2));
+    const int64_t h0 = std::max<int64_t>(1, g.ekh() - 2 * g.pt), w0 = std::max<int64_t>(1, g.ekw() - 2 * g.pl);
+    g.ih = U(h0, std::max<int64_t>(h0, 16)), g.iw = U(w0, std::max<int64_t>(w0, 16));
+    g.oh = (g.ih + 2 * g.pt - g.ekh()) / g.sh + 1, g.ow = (g.iw + 2 * g.pl - g.ekw()) / g.sw + 1;
+  }
+  c.x.resize(static_cast<size_t>(g.n * g.ic * g.ih * g.iw));
+  c.w.resize(static_cast<size_t>(g.oc * (g.ic / g.groups) * g.kh * g.kw));
+  for (auto& v : c.x) v = static_cast<int8_t>(U(-128, 127));
+  for (auto& v : c.w) v = static_cast<int8_t>(U(-127, 127));
+  c.bias.clear(), c.mult.clear();
+  for (int64_t m = 0; m < g.oc; ++m) {
+    c.bias.push_back(U(-50000, 50000));
+    c.mult.push_back(U(1 << 29, (int64_t{1} << 31) - 1));
+  }
+  return c;
+}
+
 // A convolution whose even-sized result feeds a fused 3x3/2 max pool.
 Case RandomPoolCase(std::mt19937_64& rng) {
   auto U = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
@@ -144,7 +179,7 @@ std::vector<int8_t> Reference(const Case& c) {
           for (int64_t ci = 0; ci < icg; ++ci)
             for (int64_t i = 0; i < g.kh; ++i)
               for (int64_t j = 0; j < g.kw; ++j) {
-                const int64_t ih = oh * g.sh - g.pt + i, iw = ow * g.sw - g.pl + j;
+                const int64_t ih = oh * g.sh - g.pt + i * g.dh, iw = ow * g.sw - g.pl + j * g.dw;
                 if (ih < 0 || ih >= g.ih || iw < 0 || iw >= g.iw) continue;
                 acc += int64_t{c.x[((n * g.ic + grp * icg + ci) * g.ih + ih) * g.iw + iw]} *
                        c.w[((m * icg + ci) * g.kh + i) * g.kw + j];
@@ -251,17 +286,20 @@ StatusOr<Result> RunOnDevice(const HwConfig& cfg, const std::string& target, con
   return r;
 }
 
-enum class Fused { kNone, kPool, kAdd };
+// kGroups / kDilation: grouped / dilated convolutions (RandomGroupedCase).
+enum class Fused { kNone, kPool, kAdd, kGroups, kDilation };
 
 void Check(const std::string& config, const std::string& target, int cases, uint64_t seed, Fused fused = Fused::kNone) {
   HwConfig cfg = testing::LoadConfigOrDie(config);
   std::mt19937_64 rng(seed);
   int skipped = 0;
   for (int i = 0; i < cases; ++i) {
-    Case c = fused == Fused::kPool  ? RandomPoolCase(rng)
-             : fused == Fused::kAdd ? RandomAddCase(rng)
-                                    : RandomCase(rng, i % 4 == 3);
-    if (c.pool || c.add) {  // the fused tiles must fit; the partitioner keeps the op apart otherwise
+    Case c = fused == Fused::kPool       ? RandomPoolCase(rng)
+             : fused == Fused::kAdd      ? RandomAddCase(rng)
+             : fused == Fused::kGroups   ? RandomGroupedCase(rng, cfg.block_in, true, i % 3 == 2)
+             : fused == Fused::kDilation ? RandomGroupedCase(rng, cfg.block_in, i % 3 == 2, true)
+                                         : RandomCase(rng, i % 4 == 3);
+    if (fused != Fused::kNone) {  // the tiles must fit; the partitioner keeps the op apart (or on the CPU) otherwise
       ConvEpilogue e = ConvEpilogue::ForRange(c.lo, c.hi);
       e.max_pool = c.pool;
       e.residual_passes = c.add ? 3 : 0;
@@ -299,6 +337,15 @@ TEST(ConvCodegen, FusedMaxPoolOnSimDefault) { Check("configs/default.json", "sim
 TEST(ConvCodegen, FusedMaxPoolOnRefTiny) { Check("configs/tiny.json", "ref", 12, 8, Fused::kPool); }
 // A residual qadd fused into the epilogue (fuse_conv_add.h) against conv,
 // requantize, qadd in plain loops.
+// Grouped convolutions (block-diagonal and independent group GEMMs) and dilated ones.
+TEST(ConvCodegen, GroupedOnRefDefault) { Check("configs/default.json", "ref", 30, 12, Fused::kGroups); }
+TEST(ConvCodegen, GroupedOnSimDefault) { Check("configs/default.json", "sim", 12, 13, Fused::kGroups); }
+TEST(ConvCodegen, GroupedOnRefTiny) { Check("configs/tiny.json", "ref", 20, 14, Fused::kGroups); }
+TEST(ConvCodegen, GroupedOnRefLarge) { Check("configs/large.json", "ref", 10, 15, Fused::kGroups); }
+TEST(ConvCodegen, DilatedOnRefDefault) { Check("configs/default.json", "ref", 30, 16, Fused::kDilation); }
+TEST(ConvCodegen, DilatedOnSimDefault) { Check("configs/default.json", "sim", 12, 17, Fused::kDilation); }
+TEST(ConvCodegen, DilatedOnRefTiny) { Check("configs/tiny.json", "ref", 20, 18, Fused::kDilation); }
+
 TEST(ConvCodegen, FusedAddOnRefDefault) { Check("configs/default.json", "ref", 25, 9, Fused::kAdd); }
 TEST(ConvCodegen, FusedAddOnSimDefault) { Check("configs/default.json", "sim", 10, 10, Fused::kAdd); }
 TEST(ConvCodegen, FusedAddOnRefTiny) { Check("configs/tiny.json", "ref", 12, 11, Fused::kAdd); }

@@ -76,8 +76,8 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
     }
     return v;
   };
-  const std::vector<Span> hs = spans(t.h_tiles, t.th, g.oh, g.sh, g.kh, g.pt, g.ih);
-  const std::vector<Span> ws = spans(t.w_tiles, t.tw, g.ow, g.sw, g.kw, g.pl, g.iw);
+  const std::vector<Span> hs = spans(t.h_tiles, t.th, g.oh, g.sh, g.ekh(), g.pt, g.ih);
+  const std::vector<Span> ws = spans(t.w_tiles, t.tw, g.ow, g.sw, g.ekw(), g.pl, g.iw);
   std::vector<int64_t> load1(hs.size() * ws.size()), store1(hs.size() * ws.size());
   for (size_t h = 0; h < hs.size(); ++h)
     for (size_t w = 0; w < ws.size(); ++w) {

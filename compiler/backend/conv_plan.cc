@@ -31,8 +31,9 @@ std::vector<int64_t> Candidates(int64_t n, int64_t cap) {
 }  // namespace
 
 std::string ConvGeometry::ToString() const {
-  return fmt::format("n {} ic {} oc {} groups {} in {}x{} out {}x{} kernel {}x{} stride {}x{} pad {},{}", n, ic, oc,
-                     groups, ih, iw, oh, ow, kh, kw, sh, sw, pt, pl);
+  return fmt::format("n {} ic {} oc {} groups {} in {}x{} out {}x{} kernel {}x{} stride {}x{}{} pad {},{}", n, ic, oc,
+                     groups, ih, iw, oh, ow, kh, kw, sh, sw,
+                     dh != 1 || dw != 1 ? fmt::format(" dilation {}x{}", dh, dw) : "", pt, pl);
 }
 
 std::string ConvTiling::ToString() const {
@@ -50,15 +51,20 @@ StatusOr<ConvBlocking> BlockConv(const HwConfig& cfg, const ConvGeometry& g) {
   b.nb = CeilDiv(g.n, cfg.batch);
   b.icb = CeilDiv(g.ic, cfg.block_in);
   b.ocb = CeilDiv(g.oc, cfg.block_out);
+  const int64_t icg = g.ic / g.groups, ocg = g.oc / g.groups;
   if (g.groups == 1) {
     b.ibpo = b.icb;
-  } else if (g.groups == g.ic && g.ic == g.oc && cfg.block_in == cfg.block_out) {
+  } else if (g.ic == g.oc && cfg.block_in == cfg.block_out && cfg.block_in % icg == 0) {
     b.depthwise = true;
     b.ibpo = 1;
+  } else if (icg % cfg.block_in == 0 && ocg % cfg.block_out == 0) {
+    b.ibpo = icg / cfg.block_in;
+    b.group_ocb = ocg / cfg.block_out;
   } else {
     return UnimplementedError(
-        "convolution ({}): grouped convolutions other than depthwise (groups = channels) are not tensorized",
-        g.ToString());
+        "convolution ({}): groups of {} input / {} output channels are neither block-diagonal (in = out channels, "
+        "a group dividing {}) nor whole blocks of {}",
+        g.ToString(), icg, ocg, cfg.block_in, cfg.block_in);
   }
   return b;
 }
@@ -78,9 +84,12 @@ Status CheckConvTiling(const HwConfig& cfg, const ConvGeometry& g, const ConvBlo
   const ScratchpadSplit sp = SplitScratchpads(cfg, t->tob, t->residual_add);
   const int64_t kk = g.kh * g.kw;
   if (b.depthwise) t->tib = 1;
+  if (b.group_ocb > 0 && b.group_ocb % t->tob)
+    return InvalidArgumentError("convolution ({}): an oc tile of {} blocks spans two groups of {}", g.ToString(),
+                                t->tob, b.group_ocb);
   t->in_blocks = b.depthwise ? t->tob : t->tib;
-  t->in_h = (t->th - 1) * g.sh + g.kh;
-  t->in_w = (t->tw - 1) * g.sw + g.kw;
+  t->in_h = (t->th - 1) * g.sh + g.ekh();
+  t->in_w = (t->tw - 1) * g.sw + g.ekw();
   t->inp_entries = t->in_blocks * t->in_h * t->in_w;
   t->wgt_entries = t->tob * t->tib * kk;
   t->acc_entries = t->tob * t->th * t->tw;
@@ -117,11 +126,13 @@ Status CheckConvTiling(const HwConfig& cfg, const ConvGeometry& g, const ConvBlo
   if (t->th >= (int64_t{1} << 14) || t->tw >= (int64_t{1} << 14) || !FitsBits(t->tw, acc_bits) ||
       !FitsBits(g.sh * t->in_w, src_bits) || !FitsBits(g.sw, src_bits) || !FitsBits(t->th * t->tw, acc_bits))
     return ResourceExhaustedError("convolution ({}): tile {}x{} overflows a loop field", g.ToString(), t->th, t->tw);
-  // DMA: padding fields are 4 bits; rows and pitches 16 bits.
-  const int64_t pb = std::max<int64_t>(0, (g.oh - 1) * g.sh + g.kh - g.pt - g.ih);
-  const int64_t pr = std::max<int64_t>(0, (g.ow - 1) * g.sw + g.kw - g.pl - g.iw);
-  if (g.pt > 15 || g.pl > 15 || pb > 15 || pr > 15)
-    return UnimplementedError("convolution ({}): padding above 15 does not fit the DMA padding fields", g.ToString());
+  // DMA: padding fields hold up to pad_max entries; rows and pitches 16 bits.
+  const int64_t pad_max = (int64_t{1} << cfg.FieldWidth(kFields[static_cast<size_t>(FieldId::y_pad0)].width)) - 1;
+  const int64_t pb = std::max<int64_t>(0, (g.oh - 1) * g.sh + g.ekh() - g.pt - g.ih);
+  const int64_t pr = std::max<int64_t>(0, (g.ow - 1) * g.sw + g.ekw() - g.pl - g.iw);
+  if (std::max({g.pt, g.pl, pb, pr}) > pad_max)
+    return UnimplementedError("convolution ({}): padding above {} does not fit the DMA padding fields", g.ToString(),
+                              pad_max);
   if (g.iw > 65535 || g.ow > 65535 || b.ibpo * kk > 65535)
     return UnimplementedError("convolution ({}): a row pitch above 65535 elements", g.ToString());
 
@@ -133,8 +144,10 @@ StatusOr<ConvTiling> PlanConv(const HwConfig& cfg, const ConvGeometry& g, const 
   ConvTiling best;
   bool found = false;
   Status last = ResourceExhaustedError("convolution ({}): no tiling fits the scratchpads", g.ToString());
-  const std::vector<int64_t> tobs = Candidates(b.ocb, 64),
-                             tibs = b.depthwise ? std::vector<int64_t>{1} : Candidates(b.ibpo, 64);
+  std::vector<int64_t> tobs = Candidates(b.group_ocb > 0 ? b.group_ocb : b.ocb, 64);
+  if (b.group_ocb > 0)  // an oc tile stays inside one group
+    tobs.erase(std::remove_if(tobs.begin(), tobs.end(), [&](int64_t t) { return b.group_ocb % t != 0; }), tobs.end());
+  const std::vector<int64_t> tibs = b.depthwise ? std::vector<int64_t>{1} : Candidates(b.ibpo, 64);
   const std::vector<int64_t> tws = e.max_pool ? std::vector<int64_t>{g.ow} : Candidates(g.ow, 16384);
   for (int64_t tob : tobs)
     for (int64_t tib : tibs)
@@ -143,14 +156,14 @@ StatusOr<ConvTiling> PlanConv(const HwConfig& cfg, const ConvGeometry& g, const 
         // The tallest tile that fits the input and accumulator halves, and a
         // shorter one that balances the last tile.
         const int64_t in_blocks = b.depthwise ? tob : tib;
-        const int64_t in_w = (tw - 1) * g.sw + g.kw;
-        if (in_blocks * g.kh * in_w > sp.inp_half || tob * tw > sp.acc_half) continue;
+        const int64_t in_w = (tw - 1) * g.sw + g.ekw();
+        if (in_blocks * g.ekh() * in_w > sp.inp_half || tob * tw > sp.acc_half) continue;
         // A fused pool keeps tw/4 pooled outputs per row besides the tile and
         // needs pairs of rows.
         const int64_t acc_row = e.max_pool ? tw + tw / 4 : e.residual_passes ? 2 * tw : tw;
         const int64_t row_step = e.max_pool ? 2 : 1;
         int64_t th_max =
-            std::min({g.oh, sp.acc_half / (tob * acc_row), ((sp.inp_half / (in_blocks * in_w)) - g.kh) / g.sh + 1});
+            std::min({g.oh, sp.acc_half / (tob * acc_row), ((sp.inp_half / (in_blocks * in_w)) - g.ekh()) / g.sh + 1});
         th_max -= th_max % row_step;
         if (th_max < 1) continue;
         const int64_t h_tiles = CeilDiv(g.oh, th_max);

@@ -24,7 +24,11 @@ struct ConvGeometry {
   int64_t ic = 0, oc = 0, groups = 1;
   int64_t ih = 0, iw = 0, oh = 0, ow = 0;
   int64_t kh = 1, kw = 1, sh = 1, sw = 1;
+  int64_t dh = 1, dw = 1;  // dilation: tap (i, k) reads input offset (i*dh, k*dw)
   int64_t pt = 0, pl = 0;  // top/left padding; bottom/right follow from oh/ow
+  // The dilated kernel's extent: an input window spans (out - 1) * stride + these.
+  int64_t ekh() const { return (kh - 1) * dh + 1; }
+  int64_t ekw() const { return (kw - 1) * dw + 1; }
   std::string ToString() const;
 };
 
@@ -42,14 +46,21 @@ struct ConvEpilogue {
   }
 };
 
-// How the layer's channels map onto blocks.
+// How the layer's channels map onto blocks. A grouped convolution runs as
+//   block-diagonal (`depthwise`): ic == oc, groups of icg channels with icg
+//     dividing BLOCK (depthwise: icg = 1): oc block b reads ic block b, its
+//     weight tile holds the groups' icg x icg blocks on the diagonal;
+//   independent group GEMMs (`group_ocb` > 0): icg and ocg multiples of BLOCK:
+//     each group's group_ocb oc blocks read its ibpo = icg / BLOCK ic blocks
+//     (an oc tile never spans two groups).
 struct ConvBlocking {
   int64_t nb = 0;  // batch blocks (n / BATCH, rounded up)
   int64_t icb = 0, ocb = 0;
   int64_t ibpo = 0;        // input-channel blocks read by each output-channel block
-  bool depthwise = false;  // groups == ic == oc: oc block b reads ic block b (diagonal weight tiles)
+  bool depthwise = false;  // block-diagonal: oc block b reads ic block b
+  int64_t group_ocb = 0;   // group GEMMs: oc blocks per group (0: not grouped)
   // First input-channel block read by output-channel block `ob`.
-  int64_t FirstInputBlock(int64_t ob) const { return depthwise ? ob : 0; }
+  int64_t FirstInputBlock(int64_t ob) const { return depthwise ? ob : group_ocb > 0 ? ob / group_ocb * ibpo : 0; }
 };
 
 StatusOr<ConvBlocking> BlockConv(const HwConfig& cfg, const ConvGeometry& g);

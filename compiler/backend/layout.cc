@@ -97,8 +97,9 @@ void ScatterWeights(const HwConfig& cfg, const WeightPacking& wp, const int8_t* 
     const int64_t ob = m / BO, o = m % BO;
     const int8_t* src = w + m * icg * kk;
     uint8_t* row = out + ob * ibpo * kk * tile + o * BI * bytes;  // tile (ob, 0, 0), row o
-    if (depthwise) {                                              // the channel's one input sits on the tile's diagonal
-      for (int64_t k = 0; k < kk; ++k) PutLane(row + k * tile + o * bytes, src[k], bytes);
+    if (depthwise) {  // block-diagonal: the group's icg inputs sit in columns [o / icg * icg, + icg) of ic block ob
+      for (int64_t i = 0; i < icg; ++i, src += kk)
+        for (int64_t k = 0; k < kk; ++k) PutLane(row + k * tile + (o / icg * icg + i) * bytes, src[k], bytes);
       continue;
     }
     for (int64_t j = 0; j * BI < icg; ++j, row += kk * tile) {

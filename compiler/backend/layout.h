@@ -5,7 +5,7 @@
 //       (B = BATCH, BLK = BLOCK_IN = BLOCK_OUT, channels and images zero-padded;
 //        a 2-D [N, C] tensor is the same with H = W = 1)
 //   conv weights [OC, IC/g, KH, KW]  ->  tiles [OC/BO][IBPO][KH][KW] of [BO][BI]
-//       (IBPO input blocks per output block; depthwise: one diagonal tile)
+//       (IBPO input blocks per output block; block-diagonal groups: one tile)
 //   per-channel parameters (bias, multiplier) -> accumulator tiles [OC/BO] of
 //       [B][BO] int32, each row replicated over the batch lanes
 #pragma once
@@ -41,7 +41,7 @@ void UnpackActivation(const HwConfig& cfg, const ActShape& s, const uint8_t* pac
 // a .tsr records so that the loader packs the graph's weights itself.
 struct WeightPacking {
   int64_t oc = 0, icg = 0, kk = 1, ocb = 0, ibpo = 0;
-  bool depthwise = false;
+  bool depthwise = false;  // block-diagonal (conv_plan.h ConvBlocking): icg divides BLOCK, ibpo = 1
 };
 WeightPacking WeightPackingOf(const ConvGeometry& g, const ConvBlocking& b);
 uint64_t PackedWeightBytes(const HwConfig& cfg, const WeightPacking& p);

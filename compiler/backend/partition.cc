@@ -68,6 +68,16 @@ std::string QuantLayerReason(const ir::Node* n) {
   return fmt::format("{} '{}' not folded into an int8 layer: {}", qop ? "QOperator" : "float", n->op(), why);
 }
 
+// How a grouped convolution maps onto the GEMM core (conv_plan.h ConvBlocking).
+std::string GroupsReason(const HwConfig& cfg, const ConvGeometry& g) {
+  if (g.groups == 1) return "";
+  if (g.groups == g.ic && g.ic == g.oc) return "depthwise (block-diagonal weight tiles); ";
+  const int64_t icg = g.ic / g.groups, ocg = g.oc / g.groups;
+  if (g.ic == g.oc && cfg.block_in % icg == 0)
+    return fmt::format("{} groups of {} channels as block-diagonal weight tiles; ", g.groups, icg);
+  return fmt::format("{} independent group GEMMs ({} -> {} channels each); ", g.groups, icg, ocg);
+}
+
 Placement PlaceConv(const ir::Node* n, const HwConfig& cfg, const std::set<const ir::Value*>& host,
                     const PartitionOptions& opts) {
   if (std::string why = Int8Problem(*n, 1, true); !why.empty()) return CpuPlacement(n, why);
@@ -77,18 +87,18 @@ Placement PlaceConv(const ir::Node* n, const HwConfig& cfg, const std::set<const
     return CpuPlacement(n, "weights are not a constant int8 tensor");
   if (n->num_inputs() > 2 && !n->input(2)->is_constant()) return CpuPlacement(n, "bias is not constant");
   if (x->type().rank() != 4) return CpuPlacement(n, "only 2-D convolutions (rank-4 input) are tensorized");
-  for (int64_t d : n->attrs().Ints("dilations", {1, 1}))
-    if (d != 1) return CpuPlacement(n, "dilated convolution (dilation > 1)");
   const auto& xs = x->type().shape;
   const auto& ws = w->type().shape;
   const auto& ys = n->output()->type().shape;
   const auto strides = n->attrs().Ints("strides", {1, 1});
   const auto pads = n->attrs().Ints("pads", {0, 0, 0, 0});
+  const auto dilations = n->attrs().Ints("dilations", {1, 1});
   ConvGeometry g;
   g.n = xs[0], g.ic = xs[1], g.ih = xs[2], g.iw = xs[3];
   g.oc = ws[0], g.kh = ws[2], g.kw = ws[3];
   g.groups = n->attrs().Int("group", 1);
   g.sh = strides[0], g.sw = strides[1], g.pt = pads[0], g.pl = pads[1];
+  g.dh = dilations[0], g.dw = dilations[1];
   g.oh = ys[2], g.ow = ys[3];
   const ConvEpilogue epi = EpilogueOf(*n);
   Placement p;
@@ -96,8 +106,8 @@ Placement PlaceConv(const ir::Node* n, const HwConfig& cfg, const std::set<const
   p.useful_macs = g.n * g.oc * g.oh * g.ow * (g.ic / g.groups) * g.kh * g.kw;
   // A first layer with few channels wastes most of the GEMM on channel
   // padding; with its input on the host, patches are gathered there instead.
-  if (g.groups == 1 && g.ic < std::min<int64_t>(opts.im2col_max_channels, cfg.block_in) && host.count(x) &&
-      g.kh * g.kw > 1) {
+  if (g.groups == 1 && g.dh == 1 && g.dw == 1 && g.ic < std::min<int64_t>(opts.im2col_max_channels, cfg.block_in) &&
+      host.count(x) && g.kh * g.kw > 1) {
     ConvGeometry m;
     m.n = g.n;
     m.ic = g.ic * g.kh * g.kw;
@@ -125,7 +135,12 @@ Placement PlaceConv(const ir::Node* n, const HwConfig& cfg, const std::set<const
   p.op = AccelOp::kConv;
   p.geo = g;
   p.tiling = *t;
-  p.reason = (g.groups > 1 ? "depthwise (block-diagonal weight tiles); " : "") + t->ToString();
+  p.reason = GroupsReason(cfg, g) +
+             (g.dh > 1 || g.dw > 1
+                  ? fmt::format("dilation {}x{} (the input window spans the dilated kernel, GEMM uops pick its taps); ",
+                                g.dh, g.dw)
+                  : "") +
+             t->ToString();
   return p;
 }
 

@@ -5,8 +5,9 @@ output for it and calibration inputs.
 The zoo is torchvision families (random init, seeded; BatchNorm statistics
 randomised as in torchvision_model.py) plus hand-written models for the
 patterns the compiler must cover: a squeeze-and-excitation block, concat
-branches, a U-Net with Resize and ConvTranspose, a 2-layer transformer encoder
-over token embeddings, and an LSTM keyword spotter with a 1-D conv front end.
+branches, a U-Net with Resize and ConvTranspose, ResNeXt/ShuffleNet-style
+grouped convs, a dilated ASPP head, a 2-layer transformer encoder over token
+embeddings, and an LSTM keyword spotter with a 1-D conv front end.
 
 Writes into --out: model.onnx, input.npy, torch_out.npy, calib.npy.
 Usage: /usr/bin/python3 tools/models/zoo_model.py --model se_block --out DIR
@@ -89,6 +90,55 @@ class UNet(nn.Module):
         return self.out(d1)
 
 
+class GroupedConvs(nn.Module):
+    """ResNeXt-style bottlenecks (grouped 3x3: 16 groups of 4 channels, then 4 groups of 32, strided) and
+    ShuffleNet-style grouped 1x1 convs (2 groups of 64 -> 48 and 48 -> 64 channels), with residual adds."""
+
+    def __init__(self):
+        super().__init__()
+
+        def cbr(i, o, k, s=1, g=1):
+            return nn.Sequential(nn.Conv2d(i, o, k, s, k // 2, groups=g, bias=False), nn.BatchNorm2d(o), nn.ReLU())
+
+        self.stem = cbr(3, 32, 3)
+        self.b1 = nn.Sequential(cbr(32, 64, 1), cbr(64, 64, 3, g=16), nn.Conv2d(64, 64, 1), nn.BatchNorm2d(64))
+        self.proj1 = nn.Conv2d(32, 64, 1)
+        self.b2 = nn.Sequential(cbr(64, 128, 1), cbr(128, 128, 3, s=2, g=4), nn.Conv2d(128, 128, 1),
+                                nn.BatchNorm2d(128))
+        self.proj2 = nn.Conv2d(64, 128, 1, stride=2)
+        self.g1 = cbr(128, 96, 1, g=2)
+        self.g2 = nn.Sequential(nn.Conv2d(96, 128, 1, groups=2), nn.BatchNorm2d(128))
+        self.fc = nn.Linear(128, 10)
+
+    def forward(self, x):
+        x = self.stem(x)
+        x = F.relu(self.b1(x) + self.proj1(x))
+        x = F.relu(self.b2(x) + self.proj2(x))
+        x = F.relu(self.g2(self.g1(x)) + x)
+        return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
+
+
+class DilatedAspp(nn.Module):
+    """DeepLab / LR-ASPP-style head over a strided backbone: parallel 3x3 convs with dilations 1, 2 and 4 and a
+    dilated depthwise 5x5 (dilation 2), concatenated on channels, projected by a 1x1 conv to class scores."""
+
+    def __init__(self):
+        super().__init__()
+
+        def cbr(i, o, k, s=1, d=1, g=1):
+            return nn.Sequential(nn.Conv2d(i, o, k, s, d * (k // 2), dilation=d, groups=g, bias=False),
+                                 nn.BatchNorm2d(o), nn.ReLU())
+
+        self.backbone = nn.Sequential(cbr(3, 32, 3, s=2), cbr(32, 64, 3), cbr(64, 64, 3, d=2))
+        self.branches = nn.ModuleList([cbr(64, 32, 1), cbr(64, 32, 3, d=2), cbr(64, 32, 3, d=4),
+                                       nn.Sequential(cbr(64, 64, 5, d=2, g=64), cbr(64, 32, 1))])
+        self.project = nn.Sequential(cbr(128, 64, 1), nn.Conv2d(64, 5, 1))
+
+    def forward(self, x):
+        x = self.backbone(x)
+        return self.project(torch.cat([b(x) for b in self.branches], dim=1))
+
+
 class EncoderLayer(nn.Module):
     """Post-norm transformer encoder layer: multi-head self-attention, GELU feed-forward, LayerNorm."""
 
@@ -147,6 +197,8 @@ HAND_WRITTEN = {
     "se_block": (SeBlock, (1, 3, 32, 32), "image"),
     "concat_branches": (ConcatBranches, (1, 3, 32, 32), "image"),
     "unet": (UNet, (1, 3, 32, 32), "image"),
+    "grouped_convs": (GroupedConvs, (1, 3, 32, 32), "image"),
+    "dilated_aspp": (DilatedAspp, (1, 3, 32, 32), "image"),
     "transformer": (Transformer, (1, 16), "tokens"),
     "lstm_kws": (LstmKws, (1, 10, 49), "image"),
 }
