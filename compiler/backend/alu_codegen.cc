@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "compiler/backend/conv_plan.h"
 #include "isa/base/math.h"
 #include "isa/config.h"
 #include "runtime/kernel.h"
@@ -73,8 +76,8 @@ bool StandardPath(const HwConfig& cfg, const PoolCodegen& p) {
 Status CheckPool(const HwConfig& cfg, const PoolCodegen& p) {
   const int64_t pb = std::max<int64_t>(0, (p.oh - 1) * p.sh + p.kh - p.pt - p.ih);
   const int64_t pr = std::max<int64_t>(0, (p.ow - 1) * p.sw + p.kw - p.pl - p.iw);
-  if (p.pt > 15 || p.pl > 15 || pb > 15 || pr > 15)
-    return UnimplementedError("{}: pool padding above 15 does not fit the DMA padding fields", p.name);
+  if (const int64_t pad_max = DmaPadMax(cfg); std::max({p.pt, p.pl, pb, pr}) > pad_max)
+    return UnimplementedError("{}: pool padding above {} does not fit the DMA padding fields", p.name, pad_max);
   if (!StandardPath(cfg, p) && ChunkRows(cfg, p) < 1)
     return ResourceExhaustedError("{}: one {}-wide window row does not fit half of the accumulator ({} entries)",
                                   p.name, p.kw, SplitAcc(cfg, 1).half);

@@ -124,6 +124,28 @@ TEST(PoolCodegen, EdgeTilesWithEqualOutputCountsRescaleTheirOwnRows) {
   ExpectPoolMatches("configs/tiny.json", p, rng, "edge tiles");
 }
 
+// The DMA padding fields hold 3 bits: a pool padded by 7 (kernel 8) runs,
+// one padded by 8 (kernel 9, or a bottom edge needing 8 rows) is refused
+// before emission instead of being mis-encoded.
+TEST(PoolCodegen, PaddingBeyondTheDmaFieldsIsRefused) {
+  HwConfig cfg = testing::LoadConfigOrDie("configs/default.json");
+  PoolCodegen p;
+  p.name = "pool";
+  p.max = true;
+  p.n = 1, p.c = 4, p.ih = 5, p.iw = 6, p.kh = 8, p.kw = 8, p.sh = p.sw = 1, p.pt = p.pl = 7;
+  p.oh = p.ih + 2 * p.pt - p.kh + 1, p.ow = p.iw + 2 * p.pl - p.kw + 1;
+  EXPECT_TRUE(CheckPool(cfg, p).ok());
+  std::mt19937_64 rng(3);
+  ExpectPoolMatches("configs/default.json", p, rng, "padding 7");
+  p.kh = p.kw = 9, p.pt = p.pl = 8;
+  p.oh = p.ih + 2 * p.pt - p.kh + 1, p.ow = p.iw + 2 * p.pl - p.kw + 1;
+  Status s = CheckPool(cfg, p);
+  EXPECT_EQ(s.code(), StatusCode::kUnimplemented) << s.ToString();
+  EXPECT_NE(s.message().find("padding above 7"), std::string::npos) << s.ToString();
+  p.kh = p.kw = 8, p.pt = p.pl = 0, p.oh = p.ih + 8 - p.kh + 1, p.ow = 1;  // 8 rows of bottom padding
+  EXPECT_EQ(CheckPool(cfg, p).code(), StatusCode::kUnimplemented);
+}
+
 TEST(AddCodegen, RandomAddsMatchTheReference) {
   std::mt19937_64 rng(9);
   auto U = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };

@@ -127,7 +127,7 @@ Status CheckConvTiling(const HwConfig& cfg, const ConvGeometry& g, const ConvBlo
       !FitsBits(g.sh * t->in_w, src_bits) || !FitsBits(g.sw, src_bits) || !FitsBits(t->th * t->tw, acc_bits))
     return ResourceExhaustedError("convolution ({}): tile {}x{} overflows a loop field", g.ToString(), t->th, t->tw);
   // DMA: padding fields hold up to pad_max entries; rows and pitches 16 bits.
-  const int64_t pad_max = (int64_t{1} << cfg.FieldWidth(kFields[static_cast<size_t>(FieldId::y_pad0)].width)) - 1;
+  const int64_t pad_max = DmaPadMax(cfg);
   const int64_t pb = std::max<int64_t>(0, (g.oh - 1) * g.sh + g.ekh() - g.pt - g.ih);
   const int64_t pr = std::max<int64_t>(0, (g.ow - 1) * g.sw + g.ekw() - g.pl - g.iw);
   if (std::max({g.pt, g.pl, pb, pr}) > pad_max)
@@ -137,6 +137,12 @@ Status CheckConvTiling(const HwConfig& cfg, const ConvGeometry& g, const ConvBlo
     return UnimplementedError("convolution ({}): a row pitch above 65535 elements", g.ToString());
 
   return OkStatus();
+}
+
+int64_t DmaPadMax(const HwConfig& cfg) {
+  const int y = cfg.FieldWidth(kFields[static_cast<size_t>(FieldId::y_pad0)].width);
+  const int x = cfg.FieldWidth(kFields[static_cast<size_t>(FieldId::x_pad0)].width);
+  return (int64_t{1} << std::min(x, y)) - 1;
 }
 
 StatusOr<ConvTiling> PlanConv(const HwConfig& cfg, const ConvGeometry& g, const ConvEpilogue& e) {

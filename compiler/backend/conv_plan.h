@@ -94,6 +94,10 @@ struct ScratchpadSplit {
 };
 ScratchpadSplit SplitScratchpads(const HwConfig& cfg, int64_t tob, bool residual_add = false);
 
+// The largest padding a LOAD encodes (rows or elements on one side): the
+// y_pad0/x_pad0 field width in isa/isa.def. Conv tilings and pools check it.
+int64_t DmaPadMax(const HwConfig& cfg);
+
 // Checks a tiling against the scratchpads, field widths and DMA limits and
 // fills its derived sizes. Errors name the violated limit.
 Status CheckConvTiling(const HwConfig& cfg, const ConvGeometry& g, const ConvBlocking& b, ConvTiling* t);
