@@ -1,10 +1,13 @@
-// fold-batchnorm: folds an inference batch_norm into the conv that feeds it
-// (constant weights, the conv result used only by the batch_norm):
+// fold-batchnorm: folds an inference batch_norm into the conv or
+// conv_transpose that feeds it (constant weights, the result used only by the
+// batch_norm): the weights of output channel m (conv w[m, ...]; conv_transpose
+// w[c, m % (M/group), ...] of group m / (M/group)) scale by a[m],
 //   w'[m] = w[m] * a[m],  b'[m] = (b[m] - mean[m]) * a[m] + beta[m],
 //   a[m] = gamma[m] / sqrt(var[m] + epsilon).
 //   before: %c = conv(%x, %w)   %y = batch_norm(%c, %g, %b, %m, %v)
 //   after:  %y = conv(%x, %w.bn, %b.bn)
 #include <cmath>
+#include <vector>
 
 #include "compiler/ir/graph.h"
 #include "compiler/passes/pass.h"
@@ -17,23 +20,31 @@ StatusOr<PassStats> FoldBatchNorm(ir::Graph& g) {
   for (ir::Node* bn : g.nodes()) {
     if (bn->op() != "batch_norm") continue;
     ir::Node* conv = bn->input(0)->producer();
-    if (!conv || conv->op() != "conv" || !SingleNodeUse(g, conv->output())) continue;
+    if (!conv || (conv->op() != "conv" && conv->op() != "conv_transpose") || !SingleNodeUse(g, conv->output()))
+      continue;
     if (conv->attrs().Has("act_min") || conv->attrs().Has("act_max")) continue;
     bool consts = conv->input(1)->is_constant() && (conv->num_inputs() < 3 || conv->input(2)->is_constant());
     for (int i = 1; i < 5; ++i) consts &= bn->input(i)->is_constant();
     if (!consts) continue;
     const ir::Tensor& w = conv->input(1)->data();
-    const int64_t m = w.dim(0), per = w.numel() / m;
+    const bool transposed = conv->op() == "conv_transpose";
+    const int64_t m = conv->output()->type().shape[1], kk = w.numel() / (w.dim(0) * w.dim(1));
+    // Output channel of weight element e.
+    const int64_t groups = conv->attrs().Int("group", 1), ocg = w.dim(1), icg = w.dim(0) / groups;
+    auto channel = [&](int64_t e) {
+      return transposed ? e / (ocg * kk) / icg * ocg + e / kk % ocg : e / (w.numel() / m);
+    };
     const float eps = bn->attrs().Float("epsilon", 1e-5f);
     const float *gamma = bn->input(1)->data().data<float>(), *beta = bn->input(2)->data().data<float>(),
                 *mean = bn->input(3)->data().data<float>(), *var = bn->input(4)->data().data<float>();
     ir::Tensor nw(ir::DType::kF32, w.shape()), nb(ir::DType::kF32, {m});
+    std::vector<float> a(m);
     for (int64_t c = 0; c < m; ++c) {
-      const float a = gamma[c] / std::sqrt(var[c] + eps);
-      for (int64_t i = 0; i < per; ++i) nw.data<float>()[c * per + i] = w.data<float>()[c * per + i] * a;
+      a[c] = gamma[c] / std::sqrt(var[c] + eps);
       const float b = conv->num_inputs() > 2 ? conv->input(2)->data().data<float>()[c] : 0.f;
-      nb.data<float>()[c] = (b - mean[c]) * a + beta[c];
+      nb.data<float>()[c] = (b - mean[c]) * a[c] + beta[c];
     }
+    for (int64_t e = 0; e < w.numel(); ++e) nw.data<float>()[e] = w.data<float>()[e] * a[channel(e)];
     const std::string wname = conv->input(1)->name();
     conv->SetInput(1, g.AddConstant(g.UniqueName(wname + ".bn"), std::move(nw)));
     ir::Value* bias = g.AddConstant(g.UniqueName(wname + ".bn_bias"), std::move(nb));

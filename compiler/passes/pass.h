@@ -37,16 +37,17 @@ const std::vector<PassInfo>& AllPasses();
 const PassInfo* FindPass(const std::string& name);
 
 // The passes, one file each.
-StatusOr<PassStats> InferShapes(ir::Graph& g);        // shape_inference.cc
-StatusOr<PassStats> EliminateIdentity(ir::Graph& g);  // eliminate_identity.cc
-StatusOr<PassStats> FoldConstants(ir::Graph& g);      // constant_folding.cc
-StatusOr<PassStats> FoldBatchNorm(ir::Graph& g);      // fold_batchnorm.cc
-StatusOr<PassStats> FuseBias(ir::Graph& g);           // fuse_bias.cc
-StatusOr<PassStats> FuseActivation(ir::Graph& g);     // fuse_activation.cc
-StatusOr<PassStats> HoistRnnInput(ir::Graph& g);      // hoist_rnn_input.cc
-StatusOr<PassStats> FuseHardSwish(ir::Graph& g);      // fuse_hard_swish.cc
-StatusOr<PassStats> FoldQdq(ir::Graph& g);            // fold_qdq.cc
-StatusOr<PassStats> FoldRequantize(ir::Graph& g);     // fold_requantize.cc
-StatusOr<PassStats> EliminateDeadCode(ir::Graph& g);  // dce.cc
+StatusOr<PassStats> InferShapes(ir::Graph& g);          // shape_inference.cc
+StatusOr<PassStats> EliminateIdentity(ir::Graph& g);    // eliminate_identity.cc
+StatusOr<PassStats> FoldConstants(ir::Graph& g);        // constant_folding.cc
+StatusOr<PassStats> FoldBatchNorm(ir::Graph& g);        // fold_batchnorm.cc
+StatusOr<PassStats> FuseBias(ir::Graph& g);             // fuse_bias.cc
+StatusOr<PassStats> FuseActivation(ir::Graph& g);       // fuse_activation.cc
+StatusOr<PassStats> HoistRnnInput(ir::Graph& g);        // hoist_rnn_input.cc
+StatusOr<PassStats> ConvTransposeToConv(ir::Graph& g);  // conv_transpose_to_conv.cc
+StatusOr<PassStats> FuseHardSwish(ir::Graph& g);        // fuse_hard_swish.cc
+StatusOr<PassStats> FoldQdq(ir::Graph& g);              // fold_qdq.cc
+StatusOr<PassStats> FoldRequantize(ir::Graph& g);       // fold_requantize.cc
+StatusOr<PassStats> EliminateDeadCode(ir::Graph& g);    // dce.cc
 
 }  // namespace tessera::passes

@@ -37,6 +37,8 @@ const std::vector<PassInfo>& AllPasses() {
       {"fuse-bias", FuseBias, "fold a constant add into conv/gemm/matmul as its bias"},
       {"fuse-activation", FuseActivation, "fold relu/clip into conv/gemm/matmul/add as act_min/act_max"},
       {"hoist-rnn-input", HoistRnnInput, "move the input projections x W^T of lstm/gru/rnn into one matmul"},
+      {"conv-transpose-to-conv", ConvTransposeToConv,
+       "rewrite a conv_transpose as one conv over its stride phases, a pixel shuffle (reshape/transpose) and a crop"},
       {"fuse-hard-swish", FuseHardSwish, "rewrite x * hard_sigmoid(x) (alpha 1/6, beta 1/2) as hard_swish(x)"},
       {"fold-qdq", FoldQdq,
        "rewrite dequantize -> op -> quantize into int8 ops (qconv, qmatmul, qadd, qmul, qavg_pool, qhard_sigmoid, "
@@ -54,8 +56,8 @@ const PassInfo* FindPass(const std::string& name) {
 }
 
 std::vector<std::string> DefaultPipeline() {
-  return {"eliminate-identity", "constant-folding", "fold-batchnorm", "fuse-bias", "fuse-activation",
-          "hoist-rnn-input",    "fuse-hard-swish",  "fold-qdq",       "dce"};
+  return {"eliminate-identity", "constant-folding",       "fold-batchnorm",  "fuse-bias", "fuse-activation",
+          "hoist-rnn-input",    "conv-transpose-to-conv", "fuse-hard-swish", "fold-qdq",  "dce"};
 }
 
 StatusOr<std::vector<std::string>> ParsePassList(const std::string& list) {

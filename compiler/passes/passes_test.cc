@@ -89,7 +89,8 @@ TEST(Passes, FloatPipelinePreservesResults) {
   for (const auto& r : *reports) summary += r.ToString() + "\n";
   EXPECT_EQ(summary,
             "eliminate-identity: 1 removed\nconstant-folding: no change\nfold-batchnorm: 1 folded\n"
-            "fuse-bias: 2 fused\nfuse-activation: 2 fused\nhoist-rnn-input: no change\nfuse-hard-swish: no "
+            "fuse-bias: 2 fused\nfuse-activation: 2 fused\nhoist-rnn-input: no change\nconv-transpose-to-conv: no "
+            "change\nfuse-hard-swish: no "
             "change\nfold-qdq: no change\ndce: 8 "
             "constants removed\n");
   const std::string after_text = ir::PrintGraph(**g);
@@ -136,6 +137,67 @@ TEST(Passes, HoistRnnInputPreservesResults) {
   const auto after = Execute(**g, x);
   ASSERT_EQ(before.size(), after.size());
   for (size_t i = 0; i < before.size(); ++i) EXPECT_LT(MaxDiff(before[i], after[i]), 1e-5f) << "result " << i;
+}
+
+// conv-transpose-to-conv: random conv_transposes (kernels 1..5, strides 1..3
+// and begin/end padding per axis, output_padding, bias or none, a fused clamp)
+// compute the same as one conv over the stride phases + pixel shuffle + crop;
+// a grouped one is left alone. fold-batchnorm folds a batch_norm after a
+// (grouped) conv_transpose exactly.
+TEST(Passes, ConvTransposeToConvPreservesResults) {
+  std::mt19937 rng(13);
+  auto U = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  int rewritten = 0, cropped = 0;
+  for (int i = 0; i < 80; ++i) {
+    const int64_t C = U(1, 3), M = U(1, 3), H = U(1, 5), W = U(1, 5);
+    int64_t k[2], s[2], pb[2], pe[2], op[2], o[2];
+    for (int a = 0; a < 2; ++a) {
+      k[a] = U(1, 5), s[a] = U(1, 3), pb[a] = U(0, k[a] - 1), pe[a] = U(0, k[a] - 1), op[a] = U(0, s[a] - 1);
+      o[a] = s[a] * ((a ? W : H) - 1) + op[a] + k[a] - pb[a] - pe[a];
+    }
+    if (o[0] < 1 || o[1] < 1) continue;
+    const bool bias = i % 3 != 0, clamp = i % 4 == 1;
+    const std::string text = fmt::format(
+        "graph @g(%x: f32[1,{},{},{}]) {{\n  %w: f32[{},{},{},{}] = const 0x{}\n{}"
+        "  %y: f32[1,{},{},{}] = conv_transpose(%x, %w{}) {{{}output_padding=[{}, {}], pads=[{}, {}, {}, {}], "
+        "strides=[{}, {}]}}\n  return %y\n}}\n",
+        C, H, W, C, M, k[0], k[1], Hex(4 * C * M * k[0] * k[1], rng),
+        bias ? fmt::format("  %b: f32[{}] = const 0x{}\n", M, Hex(4 * M, rng)) : "", M, o[0], o[1], bias ? ", %b" : "",
+        clamp ? "act_max=0.5, act_min=-0.25, " : "", op[0], op[1], pb[0], pb[1], pe[0], pe[1], s[0], s[1]);
+    auto g = ir::ParseGraph(text);
+    ASSERT_TRUE(g.ok()) << g.status().ToString() << "\n" << text;
+    ir::Tensor x(ir::DType::kF32, {1, C, H, W});
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    for (int64_t e = 0; e < x.numel(); ++e) x.data<float>()[e] = u(rng);
+    const auto before = Execute(**g, x);
+    auto r = RunPasses(**g, {"conv-transpose-to-conv", "dce"});
+    ASSERT_TRUE(r.ok()) << r.status().ToString() << "\n" << text;
+    ASSERT_EQ((*r)[0].stats.Summary(), "1 rewritten") << text;
+    const std::string after_text = ir::PrintGraph(**g);
+    EXPECT_EQ(after_text.find("conv_transpose"), std::string::npos) << after_text;
+    cropped += after_text.find("= slice(") != std::string::npos;
+    const auto after = Execute(**g, x);
+    ASSERT_EQ(before[0].shape(), after[0].shape()) << text;
+    EXPECT_LT(MaxDiff(before[0], after[0]), 1e-5f) << text << "\n" << after_text;
+    ++rewritten;
+  }
+  EXPECT_GT(rewritten, 60);
+  EXPECT_GT(cropped, 30);
+
+  std::string text = "graph @g(%x: f32[1,4,3,3]) {\n  %w: f32[4,3,3,3] = const 0x" + Hex(4 * 4 * 3 * 9, rng) +
+                     "\n  %m: f32[6] = const 0x" + Hex(24, rng) + "\n  %v: f32[6] = const 0x" + Hex(24, rng, false) +
+                     "\n  %c: f32[1,6,5,5] = conv_transpose(%x, %w) {group=2, pads=[1, 1, 1, 1], strides=[2, 2]}\n"
+                     "  %y: f32[1,6,5,5] = batch_norm(%c, %v, %m, %m, %v)\n  return %y\n}\n";
+  auto g = ir::ParseGraph(text);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  ir::Tensor x(ir::DType::kF32, {1, 4, 3, 3});
+  for (int64_t e = 0; e < x.numel(); ++e) x.data<float>()[e] = std::sin(0.7f * e);
+  const auto before = Execute(**g, x);
+  auto r = RunPasses(**g, {"fold-batchnorm", "conv-transpose-to-conv"});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ((*r)[0].ToString(), "fold-batchnorm: 1 folded");
+  EXPECT_EQ((*r)[1].ToString(), "conv-transpose-to-conv: no change");  // grouped
+  EXPECT_LT(MaxDiff(before[0], Execute(**g, x)[0]), 1e-5f) << ir::PrintGraph(**g);
 }
 
 TEST(Passes, ConstantFoldingEvaluatesConstantSubgraphs) {

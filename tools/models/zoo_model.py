@@ -5,7 +5,8 @@ output for it and calibration inputs.
 The zoo is torchvision families (random init, seeded; BatchNorm statistics
 randomised as in torchvision_model.py) plus hand-written models for the
 patterns the compiler must cover: a squeeze-and-excitation block, concat
-branches, a U-Net with Resize and ConvTranspose, ResNeXt/ShuffleNet-style
+branches, a U-Net with Resize and ConvTranspose, a decoder with overlapping
+ConvTranspose (4x4/2 and 3x3/2 with output_padding), ResNeXt/ShuffleNet-style
 grouped convs, a dilated ASPP head, a 2-layer transformer encoder over token
 embeddings, and an LSTM keyword spotter with a 1-D conv front end.
 
@@ -88,6 +89,24 @@ class UNet(nn.Module):
         u1 = F.interpolate(self.reduce1(d2), scale_factor=2, mode="bilinear", align_corners=False)
         d1 = self.dec1(torch.cat([u1, e1], dim=1))
         return self.out(d1)
+
+
+class DecoderCt(nn.Module):
+    """Encoder-decoder upsampling with overlapping ConvTranspose (DCGAN/FCN style): 4x4 stride 2 padding 1 and
+    3x3 stride 2 padding 1 output_padding 1, each followed by BatchNorm and ReLU, a skip add, a 1x1 head."""
+
+    def __init__(self):
+        super().__init__()
+        self.enc1 = nn.Sequential(nn.Conv2d(3, 16, 3, 2, 1), nn.BatchNorm2d(16), nn.ReLU())
+        self.enc2 = nn.Sequential(nn.Conv2d(16, 32, 3, 2, 1), nn.BatchNorm2d(32), nn.ReLU())
+        self.up1 = nn.Sequential(nn.ConvTranspose2d(32, 16, 4, 2, 1), nn.BatchNorm2d(16), nn.ReLU())
+        self.up2 = nn.Sequential(nn.ConvTranspose2d(16, 16, 3, 2, 1, output_padding=1), nn.BatchNorm2d(16),
+                                 nn.ReLU())
+        self.head = nn.Conv2d(16, 3, 1)
+
+    def forward(self, x):
+        e1 = self.enc1(x)
+        return self.head(self.up2(self.up1(self.enc2(e1)) + e1))
 
 
 class GroupedConvs(nn.Module):
@@ -197,6 +216,7 @@ HAND_WRITTEN = {
     "se_block": (SeBlock, (1, 3, 32, 32), "image"),
     "concat_branches": (ConcatBranches, (1, 3, 32, 32), "image"),
     "unet": (UNet, (1, 3, 32, 32), "image"),
+    "decoder_ct": (DecoderCt, (1, 3, 32, 32), "image"),
     "grouped_convs": (GroupedConvs, (1, 3, 32, 32), "image"),
     "dilated_aspp": (DilatedAspp, (1, 3, 32, 32), "image"),
     "transformer": (Transformer, (1, 16), "tokens"),
