@@ -96,6 +96,8 @@ std::string GenerateVerilogHeader(const HwConfig& cfg) {
   for (const MemInfo& m : kMemTypes) w.Int("TSR_MEMTYPE_" + Ident(m.name), static_cast<int>(m.mem));
   w.Int("TSR_NUM_MEMTYPES", static_cast<int64_t>(std::size(kMemTypes)));
   for (const AluOpInfo& a : kAluOps) w.Int("TSR_ALU_" + Ident(a.name), static_cast<int>(a.op));
+  for (const AluOpInfo& a : kAluOps)
+    if (a.operand == AluOperand::kVecAndImm) w.Int("TSR_ALU_" + Ident(a.name) + "_IMM_MAX", a.imm_max);
   w.Int("TSR_NUM_ALU_OPS", static_cast<int64_t>(std::size(kAluOps)));
 
   w.Section("modules and dependency-token queues (isa/isa.def)");

@@ -27,6 +27,8 @@ TEST(VerilogHeader, PositionsMatchTheLayoutOnEveryConfig) {
       }
     EXPECT_TRUE(Has(v, "localparam integer TSR_BLOCK_OUT = " + std::to_string(cfg.block_out) + ";"));
     EXPECT_TRUE(Has(v, "localparam integer TSR_ALU_MULSHR = 5;"));
+    EXPECT_TRUE(Has(v, "localparam integer TSR_ALU_MULSHR_IMM_MAX = 63;"));
+    EXPECT_TRUE(Has(v, "localparam integer TSR_ALU_MULSHRC_IMM_MAX = 2047;"));
     EXPECT_TRUE(Has(v, fmt::format("localparam [63:0] TSR_FINGERPRINT = 64'h{:016x};", cfg.isa_fingerprint)));
     EXPECT_TRUE(Has(v, "localparam integer TSR_CFG_QUEUES_TOKEN_DEPTH = " + std::to_string(cfg.token_queue_depth)));
   }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 
 #include "isa/isa.h"
 
@@ -45,6 +46,26 @@ inline int64_t Shift(int64_t x, int64_t b, int bits) {
 // cannot overflow int64.
 inline int64_t MulShr(int64_t x, int64_t m, int s, int bits) { return Saturate(RoundShiftRight(x * m, s), bits); }
 
+// MULSHRC: MULSHR by imm[5:0], then the clamp to [lo, 2^c - 1] with
+// c = imm[9:6] and lo = 0 when imm[10] is set (ReLU), else -2^c.
+inline int64_t MulShrClip(int64_t x, int64_t m, int64_t imm, int bits) {
+  const int64_t v = MulShr(x, m, static_cast<int>(imm & 63), bits);
+  const int64_t hi = (int64_t{1} << ((imm >> 6) & 15)) - 1;
+  return std::clamp(v, (imm >> 10) & 1 ? int64_t{0} : -hi - 1, hi);
+}
+
+// The MULSHRC immediate for a MULSHR by `shift` followed by a clamp to
+// [lo, hi], if one instruction can express that clamp.
+inline std::optional<int64_t> MulShrClipImm(int64_t shift, int64_t lo, int64_t hi) {
+  if (shift < 0 || shift > 63) return std::nullopt;
+  for (int64_t c = 0; c < 16; ++c) {
+    if (hi != (int64_t{1} << c) - 1) continue;
+    if (lo == -hi - 1) return shift | c << 6;
+    if (lo == 0) return shift | c << 6 | int64_t{1} << 10;
+  }
+  return std::nullopt;
+}
+
 // One lane of an ALU operation. `b` is the immediate or the source lane;
 // `imm` is the instruction's immediate (MULSHR's shift). Inputs are in range
 // of `bits`; the result is too.
@@ -58,6 +79,7 @@ inline int64_t Apply(AluOp op, int64_t dst, int64_t b, int64_t imm, int bits) {
     case AluOp::kMulShr: return MulShr(dst, b, static_cast<int>(imm), bits);
     case AluOp::kClip: return std::min(std::max(dst, -b - 1), b);
     case AluOp::kMov: return b;
+    case AluOp::kMulShrClip: return MulShrClip(dst, b, imm, bits);
   }
   return dst;
 }

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 namespace tessera::alu {
 namespace {
 
@@ -66,6 +68,39 @@ TEST(Alu, EveryOpAtInt32Edges) {
   EXPECT_EQ(Apply(AluOp::kClip, kMin32, kMax32 - 1, 0, b), kMin32 + 1);
   EXPECT_EQ(Apply(AluOp::kClip, 5, 0, 0, b), 0);
   EXPECT_EQ(Apply(AluOp::kMov, 5, kMin32, 0, b), kMin32);
+  // MULSHRC: MULSHR, then the clamp its immediate names.
+  const int64_t int8 = 7 << 6, relu8 = int8 | 1 << 10;
+  EXPECT_EQ(Apply(AluOp::kMulShrClip, 1000, 1 << 30, 31 | int8, b), 127);    // 500 clips
+  EXPECT_EQ(Apply(AluOp::kMulShrClip, -1000, 1 << 30, 31 | int8, b), -128);  // -500 clips
+  EXPECT_EQ(Apply(AluOp::kMulShrClip, -3, 1 << 30, 31 | int8, b), -1);       // -1.5 -> -1 (rounds first)
+  EXPECT_EQ(Apply(AluOp::kMulShrClip, -3, 1 << 30, 31 | relu8, b), 0);       // ReLU
+  EXPECT_EQ(Apply(AluOp::kMulShrClip, 201, 1 << 30, 31 | relu8, b), 101);    // 100.5 -> 101
+  EXPECT_EQ(Apply(AluOp::kMulShrClip, kMin32, kMin32, 0, b), 0);             // c = 0: [-1, 0]
+  EXPECT_EQ(Apply(AluOp::kMulShrClip, kMin32, kMax32, 15 << 6, b), -32768);  // saturates, then clips
+  EXPECT_EQ(Apply(AluOp::kMulShrClip, kMin32, kMin32, 15 << 6 | 1 << 10, b), 32767);
+  EXPECT_EQ(MulShrClipImm(31, -128, 127), 31 | int8);
+  EXPECT_EQ(MulShrClipImm(5, 0, 127), 5 | relu8);
+  EXPECT_EQ(MulShrClipImm(5, -32768, 32767), 5 | 15 << 6);
+  EXPECT_EQ(MulShrClipImm(5, 0, 6), std::nullopt);     // ReLU6-style bound
+  EXPECT_EQ(MulShrClipImm(5, -3, 127), std::nullopt);  // zero-point lower bound
+  EXPECT_EQ(MulShrClipImm(5, -65536, 65535), std::nullopt);
+  EXPECT_EQ(MulShrClipImm(64, -128, 127), std::nullopt);  // shift out of range
+}
+
+// MULSHRC equals MULSHR then MAX lo, MIN hi for every clamp it expresses.
+TEST(Alu, MulShrClipIsMulShrThenClamp) {
+  std::mt19937_64 rng(3);
+  for (int bits : {16, 32}) {
+    for (int i = 0; i < 20000; ++i) {
+      const int64_t x = Wrap(static_cast<int64_t>(rng()), bits), m = Wrap(static_cast<int64_t>(rng()), bits);
+      const int64_t imm = static_cast<int64_t>(rng() % 2048), c = (imm >> 6) & 15, hi = (int64_t{1} << c) - 1;
+      const int64_t lo = imm >> 10 ? 0 : -hi - 1;
+      const int64_t want =
+          Apply(AluOp::kMin, Apply(AluOp::kMax, MulShr(x, m, imm & 63, bits), lo, 0, bits), hi, 0, bits);
+      ASSERT_EQ(Apply(AluOp::kMulShrClip, x, m, imm, bits), want) << x << " " << m << " " << imm;
+      ASSERT_EQ(MulShrClipImm(imm & 63, lo, hi), imm);
+    }
+  }
 }
 
 TEST(Alu, Int8AndInt16Edges) {

@@ -405,9 +405,11 @@ class Assembler {
           v = static_cast<int64_t>(mi->mem);
         } else if (fa.field->id == FieldId::alu_op) {
           const AluOpInfo* ai = FindAluOp(fa.enum_name);
-          if (!ai)
-            return err(fa.col, fmt::format("unknown ALU operation '{}'; expected min max add shr mul mulshr clip mov",
-                                           fa.enum_name));
+          if (!ai) {
+            std::string names;
+            for (const AluOpInfo& a : kAluOps) names += (names.empty() ? "" : " ") + std::string(a.name);
+            return err(fa.col, fmt::format("unknown ALU operation '{}'; expected {}", fa.enum_name, names));
+          }
           v = static_cast<int64_t>(ai->op);
         } else {
           return err(fa.col, fmt::format("field '{}' takes a number", fa.field->name));

@@ -177,7 +177,7 @@ TEST(AssemblerErrors, FileLineColumnAndWhatWasExpected) {
   EXPECT_EQ(AsmError("LOAD mem=inp y_size=log2(0)\n"), "t.s:1:21: log2 of 0 is undefined");
   EXPECT_EQ(AsmError("LOAD mem=bogus\n"), "t.s:1:6: unknown memory type 'bogus'; expected uop wgt inp acc out acc8");
   EXPECT_EQ(AsmError("ALU op=div uop_bgn=0 uop_end=1\n"),
-            "t.s:1:5: unknown ALU operation 'div'; expected min max add shr mul mulshr clip mov");
+            "t.s:1:5: unknown ALU operation 'div'; expected min max add shr mul mulshr clip mov mulshrc");
   EXPECT_EQ(AsmError("LOAD mem=inp y_size=1 y_size=2\n"), "t.s:1:23: field 'y_size' given twice");
   EXPECT_EQ(AsmError("LOAD mem=inp dram=0x1001\n"),
             "t.s:1:14: dram address 0x1001 is not a multiple of the inp element size (16 bytes)");

@@ -70,8 +70,8 @@ Status ValidateInstruction(const HwConfig& cfg, const Instruction& in) {
           if (in.use_imm)
             return InvalidArgumentError("ALU {} takes a vector operand and an immediate shift: use_imm is illegal",
                                         a->name);
-          if (in.imm < 0 || in.imm > 63)
-            return InvalidArgumentError("ALU {} shift imm = {} is outside [0, 63]", a->name, in.imm);
+          if (in.imm < 0 || in.imm > a->imm_max)
+            return InvalidArgumentError("ALU {} imm = {} is outside [0, {}]", a->name, in.imm, a->imm_max);
         }
       }
       break;

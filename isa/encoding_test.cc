@@ -128,7 +128,7 @@ TEST(EncodingErrors, IllegalCombinations) {
             "ALU mulshr takes a vector operand and an immediate shift: use_imm is illegal");
   a.use_imm = 0;
   a.imm = 64;
-  EXPECT_EQ(Encode(cfg, a).status().message(), "ALU mulshr shift imm = 64 is outside [0, 63]");
+  EXPECT_EQ(Encode(cfg, a).status().message(), "ALU mulshr imm = 64 is outside [0, 63]");
 }
 
 TEST(DecodeErrors, UnknownOpcodeAndReservedBits) {

@@ -25,7 +25,7 @@ std::string IsaFingerprintText(const HwConfig& cfg, const IsaTables& tables) {
   for (const MemInfo& m : tables.mem_types)
     s += fmt::format(";mem{}:{}{}{}", static_cast<int>(m.mem), m.loadable, m.storable, static_cast<int>(m.load_module));
   for (const AluOpInfo& a : tables.alu_ops)
-    s += fmt::format(";alu{}:{}", static_cast<int>(a.op), static_cast<int>(a.operand));
+    s += fmt::format(";alu{}:{}:{}", static_cast<int>(a.op), static_cast<int>(a.operand), a.imm_max);
   for (const TokenQueueInfo& q : kTokenQueues)
     s += fmt::format(";tq{}:{}>{}", static_cast<int>(q.queue), static_cast<int>(q.from), static_cast<int>(q.to));
   for (const ParamInfo& p : kParams)

@@ -106,6 +106,7 @@ struct AluOpInfo {
   AluOp op;
   std::string_view name;
   AluOperand operand;
+  int64_t imm_max;  // kVecAndImm: the immediate lies in [0, imm_max]
   std::string_view semantics;
 };
 
@@ -151,7 +152,7 @@ inline constexpr MemInfo kMemTypes[] = {
 #include "isa/isa.def"
 };
 inline constexpr AluOpInfo kAluOps[] = {
-#define TSR_ALU_OP(id, value, name, operand, sem) {AluOp::id, name, AluOperand::operand, sem},
+#define TSR_ALU_OP(id, value, name, operand, imm_max, sem) {AluOp::id, name, AluOperand::operand, imm_max, sem},
 #include "isa/isa.def"
 };
 

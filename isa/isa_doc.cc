@@ -170,8 +170,11 @@ for i0 in 0 .. iter_out-1:
 ```
 
 Bounds: `d < acc entries`; `s < acc entries` when the source row is read.
-`mulshr` reads the source row as the multiplier and `imm` as the shift, so
-`use_imm` must be 0 and `imm` in `[0, 63]`.
+`mulshr` and `mulshrc` read the source row as the multiplier and `imm` as
+the shift (`mulshrc`: and its clamp), so `use_imm` must be 0 and `imm` in
+`[0, 63]` (`mulshrc`: `[0, 2047]`). `mulshrc` is the requantization epilogue
+in one pass: `mulshr` by `imm[5:0]`, then the clamp to `[-2^c, 2^c - 1]`
+(`c = imm[9:6]`; 7: int8), or to `[0, 2^c - 1]` when `imm[10]` is set (ReLU).
 
 ### FINISH
 
@@ -186,7 +189,8 @@ non-zero field that is not part of the opcode's format; non-zero reserved
 bits above the format's last field; a memory type an opcode cannot use
 (LOAD of `out`, STORE of anything but `out`); padded uop loads; dependency
 flags towards a missing neighbour; `uop_bgn >= uop_end` or `uop_end` past
-the uop buffer; `mulshr` with `use_imm` or a shift outside `[0, 63]`.
+the uop buffer; `mulshr` or `mulshrc` with `use_imm` or an `imm` outside
+`[0, 63]` (`mulshrc`: `[0, 2047]`).
 )";
 
 }  // namespace
@@ -207,8 +211,10 @@ std::string GenerateIsaDoc(const HwConfig& cfg) {
                      cfg.ElementBytes(m.mem), m.summary);
   s += "\n## ALU operations\n\n| value | op | operand | semantics |\n|---|---|---|---|\n";
   for (const AluOpInfo& a : kAluOps)
-    s += fmt::format("| {} | `{}` | {} | `{}` |\n", static_cast<int>(a.op), a.name,
-                     a.operand == AluOperand::kImmOrVec ? "imm or vector" : "vector and imm", a.semantics);
+    s += fmt::format(
+        "| {} | `{}` | {} | `{}` |\n", static_cast<int>(a.op), a.name,
+        a.operand == AluOperand::kImmOrVec ? "imm or vector" : fmt::format("vector and imm in [0, {}]", a.imm_max),
+        a.semantics);
   s += fmt::format(
       "\n## Instruction formats (config `{}`)\n\nBits are numbered from 0 (least significant) to 127; "
       "the word is stored little-endian (byte 0 holds bits 7..0).\n",

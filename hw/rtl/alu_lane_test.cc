@@ -2,6 +2,7 @@
 // operation: edge values crossed with each other plus seeded random values.
 #include <cstdint>
 #include <cstdio>
+#include <iterator>
 #include <random>
 #include <vector>
 
@@ -32,21 +33,24 @@ int main() {
   }
   const uint64_t mask = kW == 64 ? ~0ull : ((uint64_t{1} << kW) - 1);
   long failures = 0, checked = 0;
-  for (int op = 0; op < 8; ++op) {
+  for (int op = 0; op < static_cast<int>(std::size(tessera::kAluOps)); ++op) {
     for (size_t i = 0; i < cases.size(); ++i) {
       const auto [a, b] = cases[i];
       const int sh = static_cast<int>((static_cast<uint64_t>(a ^ b) + i) % 64);
-      const int64_t want = tessera::alu::Apply(static_cast<AluOp>(op), a, b, sh, kW);
+      const int clip = static_cast<int>((static_cast<uint64_t>(a) * 7 + i) % 32);            // MULSHRC's imm[10:6]
+      const int64_t imm = op == static_cast<int>(AluOp::kMulShrClip) ? sh | clip << 6 : sh;  // others: imm <= 63
+      const int64_t want = tessera::alu::Apply(static_cast<AluOp>(op), a, b, imm, kW);
       m.op = op;
       m.dst = static_cast<uint32_t>(static_cast<uint64_t>(a) & mask);
       m.b = static_cast<uint32_t>(static_cast<uint64_t>(b) & mask);
       m.shamt = sh;
+      m.clip = clip;
       m.eval();
       const int64_t got = tessera::alu::Wrap(static_cast<int64_t>(m.result), kW);
       ++checked;
       if (got != want && ++failures <= 10)
-        std::printf("op %d dst %lld b %lld shamt %d: rtl %lld, isa/alu.h %lld\n", op, static_cast<long long>(a),
-                    static_cast<long long>(b), sh, static_cast<long long>(got), static_cast<long long>(want));
+        std::printf("op %d dst %lld b %lld shamt %d clip %d: rtl %lld, isa/alu.h %lld\n", op, static_cast<long long>(a),
+                    static_cast<long long>(b), sh, clip, static_cast<long long>(got), static_cast<long long>(want));
     }
   }
   std::printf("tsr_alu_lane W=%d: %ld of %ld cases differ from isa/alu.h\n", kW, failures, checked);

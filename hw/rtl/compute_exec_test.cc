@@ -202,11 +202,12 @@ Instruction Bench::RandomInstruction(int64_t index, bool out_of_range) {
       in.wgt_out = step(NW);
       in.wgt_in = step(std::min<int64_t>(NW, 256));
     } else {
-      in.alu_op = Rand(0, 7);
+      in.alu_op = Rand(0, static_cast<int64_t>(std::size(kAluOps)) - 1);
       const AluOp op = in.alu();
-      in.use_imm = op != AluOp::kMulShr && Chance(40);
-      if (op == AluOp::kMulShr)
-        in.imm = Rand(0, 63);
+      const AluOpInfo* info = FindAluOp(in.alu_op);
+      in.use_imm = info->operand != AluOperand::kVecAndImm && Chance(40);
+      if (info->operand == AluOperand::kVecAndImm)
+        in.imm = Rand(0, info->imm_max);
       else if (op == AluOp::kShr)
         in.imm = Rand(-40, 40);
       else

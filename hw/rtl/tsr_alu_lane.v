@@ -1,9 +1,11 @@
 // One lane of the tensor ALU: combinational, bit-exact with isa/alu.h
 // (tessera::alu::Apply) for an accumulator width W of 16 or 32.
 // Contract: dst and b are W-bit two's-complement values; shamt is MULSHR's
-// shift (0..63, validated at decode); op is the ISA's ALU opcode (TSR_ALU_*).
+// shift (0..63, validated at decode); clip is MULSHRC's imm[10:6] (ReLU flag,
+// clamp width c); op is the ISA's ALU opcode (TSR_ALU_*).
 // MIN/MAX/CLIP/MOV cannot overflow; ADD/MUL/SHR-left wrap to W bits;
-// SHR right rounds half up; MULSHR rounds the 2W-bit product and saturates.
+// SHR right rounds half up; MULSHR rounds the 2W-bit product and saturates;
+// MULSHRC clamps MULSHR's result to [imm[10] ? 0 : -2^c, 2^c - 1].
 // Area: SHR (both directions) and MULSHR share one arithmetic right shifter
 // of a (2W+1)-bit word and one rounding adder (docs/fpga.md):
 //   x = {v, 0} >>> s;  round(v >>> s) = x[2W:1] + x[0]  (x[0] = bit s-1 of v)
@@ -17,12 +19,14 @@ module tsr_alu_lane #(
     parameter logic [OP_W-1:0] OP_SHR = OP_W'(3),
     parameter logic [OP_W-1:0] OP_MUL = OP_W'(4),
     parameter logic [OP_W-1:0] OP_MULSHR = OP_W'(5),
-    parameter logic [OP_W-1:0] OP_CLIP = OP_W'(6)
+    parameter logic [OP_W-1:0] OP_CLIP = OP_W'(6),
+    parameter logic [OP_W-1:0] OP_MULSHRC = OP_W'(8)
 ) (
     input  logic [ OP_W-1:0] op,
     input  logic [W-1:0]   dst,
     input  logic [W-1:0]   b,
     input  logic [    5:0] shamt,
+    input  logic [    4:0] clip,
     output logic [W-1:0]   result
 );
   localparam int PW = 2 * W;  // exact product width
@@ -47,14 +51,15 @@ module tsr_alu_lane #(
   // rounds dst right by min(b, 63); SHR with b < 0 shifts dst left by
   // l = -b (wrapping; 0 once l >= W), i.e. right by W - l from the top half.
   logic [W-1:0] l;
-  logic left, left_out;
+  logic ms, left, left_out;
+  assign ms = op == OP_MULSHR || op == OP_MULSHRC;
   assign l = -b;
-  assign left = op != OP_MULSHR && sb[W-1];
+  assign left = !ms && sb[W-1];
   assign left_out = l >= W'(W);
   logic signed [SW-1:0] sh_in, sh_x;
   logic [5:0] sh_amt;
   always_comb begin
-    if (op == OP_MULSHR) begin
+    if (ms) begin
       sh_in = {prod, 1'b0};
       sh_amt = shamt;
     end else if (left) begin
@@ -74,6 +79,18 @@ module tsr_alu_lane #(
   logic sat_hi, sat_lo;
   assign sat_hi = !rnd[PW-1] && (|rnd[PW-2:W-1]);
   assign sat_lo = rnd[PW-1] && !(&rnd[PW-2:W-1]);
+  logic [W-1:0] msr;
+  assign msr = sat_hi ? {1'b0, {(W - 1) {1'b1}}} : (sat_lo ? {1'b1, {(W - 1) {1'b0}}} : rnd[W-1:0]);
+  // MULSHRC's clamp: `above` marks bits c and up; msr is in range when they
+  // are all equal to its sign.
+  logic [W-1:0] above, msc;
+  assign above = {W{1'b1}} << clip[3:0];
+  always_comb begin
+    if (clip[4] && msr[W-1]) msc = '0;
+    else if (!msr[W-1] && (msr & above) != '0) msc = ~above;
+    else if (msr[W-1] && (msr & above) != above) msc = above;
+    else msc = msr;
+  end
 
   always_comb begin
     unique case (op)
@@ -82,9 +99,10 @@ module tsr_alu_lane #(
       OP_ADD: result = dst + b;
       OP_SHR: result = (left && left_out) ? '0 : rnd[W-1:0];
       OP_MUL: result = W'(prod);
-      OP_MULSHR: result = sat_hi ? {1'b0, {(W - 1) {1'b1}}} : (sat_lo ? {1'b1, {(W - 1) {1'b0}}} : rnd[W-1:0]);
+      OP_MULSHR: result = msr;
       OP_CLIP: result = (clip_lo > sb) ? b : clip_lo;
-      default: result = b;  // MOV (the only opcode left)
+      OP_MULSHRC: result = msc;
+      default: result = b;  // MOV (validated at decode: no other opcode)
     endcase
   end
 

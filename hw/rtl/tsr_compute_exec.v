@@ -491,12 +491,14 @@ module tsr_compute_exec (
         .OP_SHR(OP_W'(TSR_ALU_SHR)),
         .OP_MUL(OP_W'(TSR_ALU_MUL)),
         .OP_MULSHR(OP_W'(TSR_ALU_MULSHR)),
-        .OP_CLIP(OP_W'(TSR_ALU_CLIP))
+        .OP_CLIP(OP_W'(TSR_ALU_CLIP)),
+        .OP_MULSHRC(OP_W'(TSR_ALU_MULSHRC))
     ) u_lane (
         .op(q_op),
         .dst(e_dv[l*AW_+:AW_]),
         .b(e_b[l*AW_+:AW_]),
         .shamt(q_imm[5:0]),
+        .clip(q_imm[10:6]),
         .result(r)
     );
     assign e_res[l*AW_+:AW_] = q_reset ? '0 : r;

@@ -54,9 +54,14 @@ module tsr_decode (
           bad_fmt = 1'b1;
         if (32'(insn[TSR_ALU_UOP_END_LSB+:TSR_ALU_UOP_END_W]) > TSR_UOP_ENTRIES) bad_fmt = 1'b1;
         if (32'(insn[TSR_ALU_OP_LSB+:TSR_ALU_OP_W]) >= TSR_NUM_ALU_OPS) bad_fmt = 1'b1;
+        // Vector-and-imm operations: no use_imm, imm in [0, IMM_MAX].
         if (32'(insn[TSR_ALU_OP_LSB+:TSR_ALU_OP_W]) == TSR_ALU_MULSHR &&
             (insn[TSR_ALU_USE_IMM_LSB] || insn[TSR_ALU_IMM_LSB+TSR_ALU_IMM_W-1] ||
-             insn[TSR_ALU_IMM_LSB+:TSR_ALU_IMM_W] > TSR_ALU_IMM_W'(63)))
+             insn[TSR_ALU_IMM_LSB+:TSR_ALU_IMM_W] > TSR_ALU_IMM_W'(TSR_ALU_MULSHR_IMM_MAX)))
+          bad_fmt = 1'b1;
+        if (32'(insn[TSR_ALU_OP_LSB+:TSR_ALU_OP_W]) == TSR_ALU_MULSHRC &&
+            (insn[TSR_ALU_USE_IMM_LSB] || insn[TSR_ALU_IMM_LSB+TSR_ALU_IMM_W-1] ||
+             insn[TSR_ALU_IMM_LSB+:TSR_ALU_IMM_W] > TSR_ALU_IMM_W'(TSR_ALU_MULSHRC_IMM_MAX)))
           bad_fmt = 1'b1;
       end
       TSR_OP_FINISH: if ((insn >> TSR_FINISH_BITS_USED) != '0) bad_fmt = 1'b1;

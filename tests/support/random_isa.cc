@@ -65,7 +65,9 @@ Instruction RandomLegalInstruction(const HwConfig& cfg, std::mt19937_64& rng) {
       in.uop_end = in.uop_bgn + 1 + static_cast<int64_t>(rng() % (cfg.uop_entries - in.uop_bgn));
       if (op.format == Format::kAlu) {
         in.alu_op = static_cast<int64_t>(rng() % std::size(kAluOps));
-        if (in.alu() == AluOp::kMulShr) in.use_imm = 0, in.imm = static_cast<int64_t>(rng() % 64);
+        const AluOpInfo* a = FindAluOp(in.alu_op);
+        if (a->operand == AluOperand::kVecAndImm)
+          in.use_imm = 0, in.imm = static_cast<int64_t>(rng() % (a->imm_max + 1));
       }
       break;
     case Format::kFinish: break;

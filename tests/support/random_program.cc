@@ -171,8 +171,9 @@ class Generator {
         a.alu_op = Uniform(0, static_cast<int64_t>(std::size(kAluOps)) - 1);
         a.reset = Chance(5);
         LoopNest(a, false, b);
-        if (a.alu() == AluOp::kMulShr) {
-          a.imm = Uniform(0, 63);
+        const AluOpInfo* info = FindAluOp(a.alu_op);
+        if (info->operand == AluOperand::kVecAndImm) {
+          a.imm = Uniform(0, info->imm_max);
         } else {
           a.use_imm = Chance(50);
           a.imm = a.alu() == AluOp::kShr ? Uniform(-4, 20) : Uniform(-32768, 32767);
