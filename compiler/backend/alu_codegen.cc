@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "compiler/backend/conv_plan.h"
+#include "isa/alu.h"
 #include "isa/base/math.h"
 #include "isa/config.h"
 #include "runtime/kernel.h"
@@ -45,13 +46,11 @@ Status Drain(Stream& s) {
   return s.Pop(Module::kStore, Module::kCompute);
 }
 
-// The end of an element-wise tile (qadd, qmul): clamp the result rows at
-// `base` to [lo, hi], hand them to the store module, store them to `out`'s
-// tiles [first, first + n), and release the accumulator half when a later
-// tile will reuse it.
-Status ClampAndStore(Stream& s, const Kernel& result, int64_t lo, int64_t hi, int64_t base, const Slot& out,
-                     int64_t first, int64_t n, bool more, const std::string& name) {
-  TSR_RETURN_IF_ERROR(EmitClamp(s, result, lo, hi));
+// The end of an element-wise tile (qadd, qmul): hand the result rows at
+// `base` to the store module, store them to `out`'s tiles [first, first + n),
+// and release the accumulator half when a later tile will reuse it.
+Status StoreTile(Stream& s, int64_t base, const Slot& out, int64_t first, int64_t n, bool more,
+                 const std::string& name) {
   TSR_RETURN_IF_ERROR(s.Push(Module::kCompute, Module::kStore));
   TSR_RETURN_IF_ERROR(s.Pop(Module::kCompute, Module::kStore));
   TSR_RETURN_IF_ERROR(s.Store(base, out, first, Dma2D{1, n}).WithContext(name));
@@ -105,8 +104,7 @@ Status FinishPoolTile(Stream& s, const HwConfig& cfg, const PoolCodegen& p, Kern
       return kb.Build();
     });
     TSR_RETURN_IF_ERROR(scale.status());
-    TSR_RETURN_IF_ERROR(s.AluVec(*scale, AluOp::kMulShr, p.shift));
-    TSR_RETURN_IF_ERROR(s.Alu(*scale, AluOp::kClip, 127));
+    TSR_RETURN_IF_ERROR(EmitScaleClamp(s, *scale, *scale, p.shift, -128, 127));
   }
   TSR_RETURN_IF_ERROR(s.Push(Module::kCompute, Module::kStore));
   TSR_RETURN_IF_ERROR(s.Pop(Module::kCompute, Module::kStore));
@@ -215,12 +213,12 @@ Status EmitPool(Stream& s, const HwConfig& cfg, const PoolCodegen& p) {
 }
 
 Status EmitAdd(Stream& s, const HwConfig& cfg, const AddCodegen& a) {
-  const AccSplit acc = SplitAcc(cfg, 2);
+  const AccSplit acc = SplitAcc(cfg, 3);
   const int64_t per = std::min<int64_t>(acc.half / 2, 16384 - 1);
   if (per < 1) return ResourceExhaustedError("{}: no accumulator space for an element-wise tile", a.name);
   const int64_t total = CeilDiv(a.tiles, per);
   KernelCache kernels;
-  TSR_RETURN_IF_ERROR(s.Load(MemType::kAcc, 0, a.params, 0, Dma2D{1, 2}));
+  TSR_RETURN_IF_ERROR(s.Load(MemType::kAcc, 0, a.params, 0, Dma2D{1, 3}));
   for (int64_t t = 0; t < total; ++t) {
     const int half = static_cast<int>(t % 2);
     const int64_t t0 = t * per, n = std::min(per, a.tiles - t0);
@@ -238,12 +236,20 @@ Status EmitAdd(Stream& s, const HwConfig& cfg, const AddCodegen& a) {
     TSR_ASSIGN_OR_RETURN(Kernel scale_a, kern("scale a", base_a, 0, 0));
     TSR_ASSIGN_OR_RETURN(Kernel scale_b, kern("scale b", base_b, 1, 0));
     TSR_ASSIGN_OR_RETURN(Kernel sum, kern("sum", base_a, base_b, 1));
-    TSR_ASSIGN_OR_RETURN(Kernel out, kern("out", base_a, 0, 0));
     TSR_RETURN_IF_ERROR(s.AluVec(scale_a, AluOp::kMulShr, a.shift_a));
     TSR_RETURN_IF_ERROR(s.AluVec(scale_b, AluOp::kMulShr, a.shift_b));
     TSR_RETURN_IF_ERROR(s.AluVec(sum, AluOp::kAdd));
-    TSR_RETURN_IF_ERROR(s.Alu(out, AluOp::kShr, a.post_shift));
-    TSR_RETURN_IF_ERROR(ClampAndStore(s, out, a.act_min, a.act_max, base_a, a.out, t0, n, t + 2 < total, a.name));
+    // The post-shift and the clamp: one MULSHRC by the row of ones (a
+    // rounding right shift is MULSHR by 1) when it expresses the clamp.
+    if (const auto imm = alu::MulShrClipImm(a.post_shift, a.act_min, a.act_max)) {
+      TSR_ASSIGN_OR_RETURN(Kernel post, kern("post", base_a, 2, 0));
+      TSR_RETURN_IF_ERROR(s.AluVec(post, AluOp::kMulShrClip, *imm));
+    } else {
+      TSR_ASSIGN_OR_RETURN(Kernel out, kern("out", base_a, 0, 0));
+      TSR_RETURN_IF_ERROR(s.Alu(out, AluOp::kShr, a.post_shift));
+      TSR_RETURN_IF_ERROR(EmitClamp(s, out, a.act_min, a.act_max));
+    }
+    TSR_RETURN_IF_ERROR(StoreTile(s, base_a, a.out, t0, n, t + 2 < total, a.name));
   }
   return Drain(s);
 }
@@ -277,8 +283,8 @@ Status EmitMul(Stream& s, const HwConfig& cfg, const MulCodegen& m) {
     TSR_ASSIGN_OR_RETURN(Kernel product, kern("product", base_b, m.broadcast ? 0 : 1));
     TSR_ASSIGN_OR_RETURN(Kernel scale, kern("scale", 0, 0));
     TSR_RETURN_IF_ERROR(s.AluVec(product, AluOp::kMul));
-    TSR_RETURN_IF_ERROR(s.AluVec(scale, AluOp::kMulShr, m.shift));
-    TSR_RETURN_IF_ERROR(ClampAndStore(s, scale, m.act_min, m.act_max, base_a, m.out, first, n, t + 2 < total, m.name));
+    TSR_RETURN_IF_ERROR(EmitScaleClamp(s, scale, scale, m.shift, m.act_min, m.act_max));
+    TSR_RETURN_IF_ERROR(StoreTile(s, base_a, m.out, first, n, t + 2 < total, m.name));
   }
   return Drain(s);
 }

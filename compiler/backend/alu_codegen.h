@@ -38,7 +38,7 @@ struct AddCodegen {
   std::string name;
   int64_t tiles = 0;  // packed tiles of each operand (identical layouts)
   Slot a, b, out;
-  Slot params;  // two accumulator rows: M_a, M_b broadcast
+  Slot params;  // three accumulator rows: M_a, M_b and 1 broadcast (MULSHRC's post-shift)
   int shift_a = 0, shift_b = 0, post_shift = 0;
   int64_t act_min = -128, act_max = 127;
 };

@@ -161,9 +161,11 @@ TEST(AddCodegen, RandomAddsMatchTheReference) {
       g.tiles = ActTiles(cfg, shape);
       const int64_t ma = U(1 << 29, (int64_t{1} << 31) - 1), mb = U(1 << 29, (int64_t{1} << 31) - 1);
       g.shift_a = static_cast<int>(U(10, 13)), g.shift_b = static_cast<int>(U(10, 13)), g.post_shift = 20;
-      if (i % 2) g.act_min = 0;
+      if (i % 2) g.act_min = 0;                          // post-shift and clamp: one MULSHRC by ones
+      if (i % 4 == 2) g.act_min = -100, g.act_max = 90;  // SHR, MAX, MIN
+      if (i % 6 == 5) g.post_shift = 0;
       Bytes pa = PackActivation(cfg, shape, a.data()), pb = PackActivation(cfg, shape, b.data()),
-            pp = PackBroadcastRows(cfg, 2, {ma, mb});
+            pp = PackBroadcastRows(cfg, 3, {ma, mb, 1});
       Stream s(cfg, "add");
       g.a = *s.DeclareSlot("a", pa.size());
       g.b = *s.DeclareSlot("b", pb.size());

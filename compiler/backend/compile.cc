@@ -256,7 +256,7 @@ class Compiler {
           }
           c.residual = NchwView(sr, blocks.ocb, p.geo.oh, p.geo.ow);
           const auto mult = a->attrs().Ints("multiplier"), shift = a->attrs().Ints("shift");
-          std::vector<uint8_t> pp = PackBroadcastRows(cfg_, 2, {mult.at(k), mult.at(1 - k)});
+          std::vector<uint8_t> pp = PackBroadcastRows(cfg_, 3, {mult.at(k), mult.at(1 - k), 1});
           TSR_ASSIGN_OR_RETURN(c.add_params, slot(NewBuffer("p:" + a->output()->name(), pp.size(), &pp), pp.size()));
           c.add_shift_conv = static_cast<int>(shift.at(k)), c.add_shift_res = static_cast<int>(shift.at(1 - k));
           c.add_post_shift = static_cast<int>(a->attrs().Int("post_shift"));
@@ -315,7 +315,7 @@ class Compiler {
         TSR_ASSIGN_OR_RETURN(std::string bb, DeviceInput(n->input(1)));
         TSR_ASSIGN_OR_RETURN(std::string by, DeviceValue(n->output()));
         const auto mult = n->attrs().Ints("multiplier"), shift = n->attrs().Ints("shift");
-        std::vector<uint8_t> pp = PackBroadcastRows(cfg_, 2, {mult.at(0), mult.at(1)});
+        std::vector<uint8_t> pp = PackBroadcastRows(cfg_, 3, {mult.at(0), mult.at(1), 1});
         TSR_ASSIGN_OR_RETURN(a.a, slot(ba, buffer_bytes(ba)));
         TSR_ASSIGN_OR_RETURN(a.b, slot(bb, buffer_bytes(bb)));  // y = c + c: one buffer, one slot
         TSR_ASSIGN_OR_RETURN(a.out, slot(by, buffer_bytes(by)));

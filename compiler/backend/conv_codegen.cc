@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "compiler/backend/conv_pool.h"
+#include "isa/alu.h"
 #include "isa/config.h"
 #include "runtime/kernel.h"
 
@@ -30,7 +31,7 @@ class ConvEmitter {
 
   Status Emit() {
     if (t_.residual_add)  // the add's multipliers, after the parameter rows
-      TSR_RETURN_IF_ERROR(s_.Load(MemType::kAcc, 2 * t_.tob, c_.add_params, 0, Dma2D{1, 2}).WithContext(c_.name));
+      TSR_RETURN_IF_ERROR(s_.Load(MemType::kAcc, 2 * t_.tob, c_.add_params, 0, Dma2D{1, 3}).WithContext(c_.name));
     const int64_t total_tiles = t_.tiles, total_out = t_.tiles / t_.ic_tiles;
     int64_t tile = 0, otile = 0;
     for (int64_t n = 0; n < b_.nb; ++n)
@@ -196,10 +197,15 @@ class ConvEmitter {
         base = PoolTileOf(x).out, pixels /= 4;
       }
       TSR_ASSIGN_OR_RETURN(Kernel scale, AluKernel(x, "scale", x.tob, base, pixels));
-      TSR_RETURN_IF_ERROR(s_.AluVec(scale, AluOp::kMulShr, c_.shift));
-      TSR_ASSIGN_OR_RETURN(Kernel clamp, AluKernel(x, "clamp", -1, base, pixels));
-      if (c_.out_zero_point != 0) TSR_RETURN_IF_ERROR(s_.Alu(clamp, AluOp::kAdd, c_.out_zero_point));
-      TSR_RETURN_IF_ERROR(EmitClamp(s_, clamp, c_.act_min, c_.act_max));
+      const auto fused = alu::MulShrClipImm(c_.shift, c_.act_min, c_.act_max);
+      if (c_.out_zero_point == 0 && fused) {  // MULSHR and the clamp in one pass
+        TSR_RETURN_IF_ERROR(s_.AluVec(scale, AluOp::kMulShrClip, *fused));
+      } else {
+        TSR_RETURN_IF_ERROR(s_.AluVec(scale, AluOp::kMulShr, c_.shift));
+        TSR_ASSIGN_OR_RETURN(Kernel clamp, AluKernel(x, "clamp", -1, base, pixels));
+        if (c_.out_zero_point != 0) TSR_RETURN_IF_ERROR(s_.Alu(clamp, AluOp::kAdd, c_.out_zero_point));
+        TSR_RETURN_IF_ERROR(EmitClamp(s_, clamp, c_.act_min, c_.act_max));
+      }
       if (t_.residual_add) TSR_RETURN_IF_ERROR(EmitResidualAdd(x));
       TSR_RETURN_IF_ERROR(s_.Push(Module::kCompute, Module::kStore));
     }
@@ -207,7 +213,9 @@ class ConvEmitter {
   }
 
   // The residual add on the clamped tile (alu_codegen.h's qadd sequence): the
-  // other operand's tile comes in with LOAD acc8 after the tile.
+  // other operand's tile comes in with LOAD acc8 after the tile. The
+  // post-shift and clamp are one MULSHRC by the row of ones when it can
+  // express the clamp (a rounding right shift is MULSHR by 1).
   Status EmitResidualAdd(const Tile& x) {
     const int64_t pixels = x.th * x.tw, base = acc_base_[x.aslot], res = base + x.tob * pixels, row = 2 * t_.tob;
     const ActView& r = c_.residual;
@@ -229,10 +237,14 @@ class ConvEmitter {
     TSR_ASSIGN_OR_RETURN(Kernel scale_conv, kernel("add scale conv", base, row, 0, 0));
     TSR_ASSIGN_OR_RETURN(Kernel scale_res, kernel("add scale residual", res, row + 1, 0, 0));
     TSR_ASSIGN_OR_RETURN(Kernel sum, kernel("add sum", base, res, pixels, 1));
-    TSR_ASSIGN_OR_RETURN(Kernel out, kernel("add out", base, 0, 0, 0));
     TSR_RETURN_IF_ERROR(s_.AluVec(scale_conv, AluOp::kMulShr, c_.add_shift_conv));
     TSR_RETURN_IF_ERROR(s_.AluVec(scale_res, AluOp::kMulShr, c_.add_shift_res));
     TSR_RETURN_IF_ERROR(s_.AluVec(sum, AluOp::kAdd));
+    if (const auto fused = alu::MulShrClipImm(c_.add_post_shift, c_.add_min, c_.add_max)) {
+      TSR_ASSIGN_OR_RETURN(Kernel out, kernel("add out", base, row + 2, 0, 0));
+      return s_.AluVec(out, AluOp::kMulShrClip, *fused);
+    }
+    TSR_ASSIGN_OR_RETURN(Kernel out, kernel("add out", base, 0, 0, 0));
     TSR_RETURN_IF_ERROR(s_.Alu(out, AluOp::kShr, c_.add_post_shift));
     return EmitClamp(s_, out, c_.add_min, c_.add_max);
   }
@@ -302,6 +314,12 @@ Status EmitClamp(Stream& s, const Kernel& k, int64_t lo, int64_t hi) {
   if (lo == -hi - 1) return s.Alu(k, AluOp::kClip, hi);  // symmetric: one instruction
   TSR_RETURN_IF_ERROR(s.Alu(k, AluOp::kMax, lo));
   return s.Alu(k, AluOp::kMin, hi);
+}
+
+Status EmitScaleClamp(Stream& s, const Kernel& scale, const Kernel& clamp, int64_t shift, int64_t lo, int64_t hi) {
+  if (const auto imm = alu::MulShrClipImm(shift, lo, hi)) return s.AluVec(scale, AluOp::kMulShrClip, *imm);
+  TSR_RETURN_IF_ERROR(s.AluVec(scale, AluOp::kMulShr, shift));
+  return EmitClamp(s, clamp, lo, hi);
 }
 
 Status EmitConv(Stream& s, const HwConfig& cfg, const ConvCodegen& c) { return ConvEmitter(s, cfg, c).Emit(); }

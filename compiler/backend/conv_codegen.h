@@ -6,7 +6,7 @@
 //            conv padding as DMA padding) [LOAD wgt] push load->compute
 //   compute: pop load->compute [pop store->compute if first ic tile, o>=2]
 //            [ALU mov bias rows if first ic tile] GEMM [push compute->load]
-//            [ALU mulshr; max/min or clip; push compute->store if last ic tile]
+//            [ALU mulshrc (or mulshr; max/min or clip); push compute->store if last ic tile]
 //   store:   pop compute->store, STORE each output block [push store->compute]
 // Accumulation over input-channel tiles stays in the accumulator (the bias is
 // the initial value, so no reset is needed): bit-exact with Requantize.
@@ -50,9 +50,10 @@ struct ConvCodegen {
   int64_t in_zero_point = 0;   // the DMA pads the input with it
   int64_t out_zero_point = 0;  // added (ALU ADD immediate) after MULSHR, before the clamp
   // A residual qadd fused after the clamp (tiling.residual_add; out is then
-  // the add's result): MIN(MAX(SHR(MULSHR(conv, M_c, s_c) + MULSHR(res, M_r, s_r), post), lo), hi).
+  // the add's result): MIN(MAX(SHR(MULSHR(conv, M_c, s_c) + MULSHR(res, M_r, s_r), post), lo), hi),
+  // the last three one MULSHRC by 1 when it can express the clamp.
   ActView residual;  // the add's other operand, loaded with LOAD acc8 per tile
-  Slot add_params;   // two accumulator rows: M_c, M_r broadcast
+  Slot add_params;   // three accumulator rows: M_c, M_r and 1 broadcast
   int add_shift_conv = 0, add_shift_res = 0, add_post_shift = 0;
   int64_t add_min = -128, add_max = 127;
 };
@@ -61,6 +62,11 @@ struct ConvCodegen {
 // symmetric ([-hi - 1, hi]), else MAX lo then MIN hi. Shared by every
 // requantizing epilogue (conv, qadd, qmul).
 Status EmitClamp(Stream& s, const Kernel& k, int64_t lo, int64_t hi);
+
+// MULSHR by `shift` (the multiplier rows `scale` reads), then the clamp to
+// [lo, hi]: one MULSHRC when it expresses the clamp, else MULSHR and
+// EmitClamp over `clamp` (the same rows; its source is not read).
+Status EmitScaleClamp(Stream& s, const Kernel& scale, const Kernel& clamp, int64_t shift, int64_t lo, int64_t hi);
 
 // Appends the layer to `s` and leaves it token-balanced (the last store is
 // ordered before anything the stream appends afterwards).

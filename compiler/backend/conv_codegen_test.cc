@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 
 #include "compiler/backend/cost_model.h"
@@ -13,6 +14,7 @@
 #include "driver/registry.h"
 #include "isa/alu.h"
 #include "isa/config.h"
+#include "isa/encoding.h"
 #include "runtime/runtime.h"
 #include "tests/support/random_isa.h"
 
@@ -69,7 +71,7 @@ Case RandomCase(std::mt19937_64& rng, bool dense) {
     c.mult.push_back(U(1 << 29, (int64_t{1} << 31) - 1));
   }
   c.shift = static_cast<int>(U(36, 44));
-  if (U(0, 1)) c.lo = 0;  // fused ReLU
+  if (U(0, 1)) c.lo = 0;  // fused ReLU (MULSHRC)
   return c;
 }
 
@@ -135,7 +137,7 @@ Case RandomAddCase(std::mt19937_64& rng) {
   for (auto& v : c.res) v = static_cast<int8_t>(U(-128, 127));
   c.ma = U(1 << 29, (int64_t{1} << 31) - 1), c.mb = U(1 << 29, (int64_t{1} << 31) - 1);
   c.sa = static_cast<int>(U(20, 26)), c.sb = static_cast<int>(U(20, 26)), c.post = static_cast<int>(U(4, 8));
-  if (U(0, 1)) c.alo = 0;  // ReLU after the add
+  if (U(0, 1)) c.alo = 0;  // ReLU after the add (MULSHRC by ones)
   return c;
 }
 
@@ -206,12 +208,13 @@ std::vector<int8_t> DenseReference(const Case& c) {
 struct Result {
   std::vector<int8_t> y;
   DeviceCounters counters, predicted;
+  std::map<AluOp, int> alu_insns;  // ALU instructions of the recording by operation
 };
 
 StatusOr<Result> RunOnDevice(const HwConfig& cfg, const std::string& target, const Case& c) {
   ConvEpilogue e = ConvEpilogue::ForRange(c.lo, c.hi);
   e.max_pool = c.pool;
-  e.residual_passes = c.add ? 3 : 0;
+  e.residual_passes = c.add ? ConvEpilogue::ResidualPasses(c.post, c.alo, c.ahi) : 0;
   TSR_ASSIGN_OR_RETURN(ConvTiling tiling, PlanConv(cfg, c.g, e));
   TSR_ASSIGN_OR_RETURN(ConvBlocking blocks, BlockConv(cfg, c.g));
   const ConvGeometry& g = c.g;
@@ -235,7 +238,7 @@ StatusOr<Result> RunOnDevice(const HwConfig& cfg, const std::string& target, con
   TSR_RETURN_IF_ERROR(rt->CopyIn(bw, w.data(), w.size()));
   TSR_RETURN_IF_ERROR(rt->CopyIn(bp, p.data(), p.size()));
   std::vector<Buffer> bufs = {bx, bw, bp, by};
-  std::vector<uint8_t> res, addp = PackBroadcastRows(cfg, 2, {c.ma, c.mb});
+  std::vector<uint8_t> res, addp = PackBroadcastRows(cfg, 3, {c.ma, c.mb, 1});
   if (c.add) {
     res = PackActivation(cfg, out_shape, c.res.data());
     TSR_ASSIGN_OR_RETURN(Buffer br, rt->Alloc(res.size(), "res"));
@@ -274,6 +277,11 @@ StatusOr<Result> RunOnDevice(const HwConfig& cfg, const std::string& target, con
   TSR_RETURN_IF_ERROR(EmitConv(s, cfg, cg));
   TSR_ASSIGN_OR_RETURN(Recording rec, s.Finish());
   Result r;
+  for (const auto& piece : rec.pieces)
+    for (const Word128& word : piece) {
+      TSR_ASSIGN_OR_RETURN(Instruction in, Decode(cfg, word));
+      if (in.op() == Opcode::kAlu) ++r.alu_insns[in.alu()];
+    }
   TSR_ASSIGN_OR_RETURN(r.predicted, PredictRecording(cfg, rec));
   TSR_ASSIGN_OR_RETURN(Executable exe, rt->Load(rec));
   TSR_RETURN_IF_ERROR(exe.BindAll(bufs));
@@ -299,10 +307,14 @@ void Check(const std::string& config, const std::string& target, int cases, uint
              : fused == Fused::kGroups   ? RandomGroupedCase(rng, cfg.block_in, true, i % 3 == 2)
              : fused == Fused::kDilation ? RandomGroupedCase(rng, cfg.block_in, i % 3 == 2, true)
                                          : RandomCase(rng, i % 4 == 3);
+    if (i % 5 == 4) {  // clamps MULSHRC cannot express: MULSHR, MAX, MIN (SHR, MAX, MIN after an add)
+      c.lo = -3, c.hi = 100;
+      c.alo = -100, c.ahi = 90;
+    }
     if (fused != Fused::kNone) {  // the tiles must fit; the partitioner keeps the op apart (or on the CPU) otherwise
       ConvEpilogue e = ConvEpilogue::ForRange(c.lo, c.hi);
       e.max_pool = c.pool;
-      e.residual_passes = c.add ? 3 : 0;
+      e.residual_passes = c.add ? ConvEpilogue::ResidualPasses(c.post, c.alo, c.ahi) : 0;
       if (!PlanConv(cfg, c.g, e).ok()) {
         ++skipped;
         continue;
@@ -317,6 +329,14 @@ void Check(const std::string& config, const std::string& target, int cases, uint
                                               : Reference(c);
     ASSERT_EQ(r->y, want) << config << " " << target << " case " << i << ": " << c.g.ToString()
                           << (c.dense ? " (dense)" : "");
+    // The requantization is one MULSHRC pass where it can clamp (not after a
+    // fused add, whose operands' MULSHRs stay); the add's SHR and clamp too.
+    const bool one_pass = alu::MulShrClipImm(c.shift, c.lo, c.hi).has_value();
+    const bool add_one_pass = c.add && ConvEpilogue::ResidualPasses(c.post, c.alo, c.ahi) == 1;
+    EXPECT_EQ(r->alu_insns.count(AluOp::kMulShrClip) > 0, one_pass || add_one_pass) << config << " case " << i;
+    const bool mulshr = r->alu_insns.count(AluOp::kMulShr) > 0, shr = r->alu_insns.count(AluOp::kShr) > 0;
+    EXPECT_EQ(mulshr, c.add || !one_pass) << config << " case " << i;
+    EXPECT_EQ(shr, c.add && !add_one_pass) << config << " case " << i;
     // The cost model times the same stream without data: the cycles sim counts.
     if (r->counters.cycles > 0) {
       EXPECT_EQ(r->predicted.cycles, r->counters.cycles) << config << " case " << i << ": " << c.g.ToString();

@@ -155,10 +155,15 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
                 outs /= 4;
               }
               x += (first_use(seen_alu, 16 + alu_key) ? alu_uop : 0) + alu(tob, outs, true);
-              x += (first_use(seen_alu, 32 + alu_key) ? alu_uop : 0) + e.clamp_passes * alu(tob, outs, false);
-              if (t.residual_add) {  // the residual's acc8 load; MULSHR both; ADD; SHR and clamp
+              if (e.clamp_passes > 0)
+                x += (first_use(seen_alu, 32 + alu_key) ? alu_uop : 0) + e.clamp_passes * alu(tob, outs, false);
+              if (t.residual_add) {  // the residual's acc8 load; MULSHR both; ADD; SHR and clamp (or MULSHRC)
+                const int64_t one_row = 0;
                 x += tob * dma.Load(th, tw * E_in, g.ow * E_in, 0) + 2 * alu(tob, pixels, true) +
-                     timing::AluCycles(cfg, 2 * tob * pixels) + e.residual_passes * alu(tob, pixels, false);
+                     timing::AluCycles(cfg, 2 * tob * pixels) +
+                     (e.residual_passes == 1
+                          ? timing::AluCycles(cfg, timing::AluLoopCycles(true, tob, pixels, &one_row, 1, 0, 0))
+                          : e.residual_passes * alu(tob, pixels, false));
               }
             }
             c_prev = out_ready = x;

@@ -74,7 +74,7 @@ ScratchpadSplit SplitScratchpads(const HwConfig& cfg, int64_t tob, bool residual
   s.inp_half = cfg.inp_entries / 2;
   s.wgt_all = cfg.wgt_entries;
   s.wgt_half = cfg.wgt_entries / 2;
-  s.acc_params = 2 * tob + (residual_add ? 2 : 0);
+  s.acc_params = 2 * tob + (residual_add ? 3 : 0);
   s.acc_half = std::max<int64_t>(0, (cfg.acc_entries - s.acc_params) / 2);
   s.uop_total = cfg.uop_entries;
   return s;

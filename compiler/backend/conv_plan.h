@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "isa/alu.h"
 #include "isa/base/status.h"
 
 namespace tessera {
@@ -34,15 +35,26 @@ struct ConvGeometry {
 
 // What the layer does to each output tile after the GEMM (its ALU passes).
 struct ConvEpilogue {
-  // CLIP for a symmetric range, MAX then MIN otherwise (ReLU); one more (ADD)
+  // Passes after the MULSHR: none when MULSHRC clamps in the same pass
+  // (alu::MulShrClipImm: [-2^c, 2^c - 1] or [0, 2^c - 1], no zero point);
+  // else CLIP for a symmetric range, MAX then MIN otherwise, one more (ADD)
   // for a result zero point.
-  int clamp_passes = 1;
+  int clamp_passes = 0;
   // A 3x3 stride-2 max pool (padding 1) fused after the GEMM (conv_pool.h).
   bool max_pool = false;
-  // A residual qadd fused after the clamp (fuse_conv_add.h): its SHR and clamp passes (0: none).
+  // A residual qadd fused after the clamp (fuse_conv_add.h): its passes after
+  // the ADD (0: no add). 1: one MULSHRC by a row of ones (the post-shift and
+  // the clamp); else SHR and the clamp's one or two passes.
   int residual_passes = 0;
+  static int ClampPasses(int64_t shift, int64_t act_min, int64_t act_max, int64_t zero_point) {
+    if (zero_point == 0 && alu::MulShrClipImm(shift, act_min, act_max)) return 0;
+    return (act_min == -act_max - 1 ? 1 : 2) + (zero_point != 0 ? 1 : 0);
+  }
+  static int ResidualPasses(int64_t post_shift, int64_t act_min, int64_t act_max) {
+    return alu::MulShrClipImm(post_shift, act_min, act_max) ? 1 : 1 + (act_min == -act_max - 1 ? 1 : 2);
+  }
   static ConvEpilogue ForRange(int64_t act_min, int64_t act_max, int64_t zero_point = 0) {
-    return ConvEpilogue{(act_min == -act_max - 1 ? 1 : 2) + (zero_point != 0 ? 1 : 0)};
+    return ConvEpilogue{ClampPasses(0, act_min, act_max, zero_point)};
   }
 };
 
