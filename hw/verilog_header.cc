@@ -164,4 +164,31 @@ std::string GenerateVerilogHeader(const HwConfig& cfg) {
   return w.text();
 }
 
+Status ValidateForRtl(const HwConfig& cfg, const std::string& source) {
+  const int b = cfg.dram_bytes_per_cycle;
+  const struct {
+    const char* tile;
+    int bytes;
+    const char* keys;
+  } tiles[] = {
+      {"inp", cfg.inp_tile_bytes, "gemm.batch x gemm.block_in x datatypes.inp_bits / 8"},
+      {"wgt", cfg.wgt_tile_bytes, "gemm.block_out x gemm.block_in x datatypes.wgt_bits / 8"},
+      {"acc", cfg.acc_tile_bytes, "gemm.batch x gemm.block_out x datatypes.acc_bits / 8"},
+      {"out", cfg.out_tile_bytes, "gemm.batch x gemm.block_out x datatypes.inp_bits / 8"},
+  };
+  for (const auto& t : tiles)
+    if (t.bytes % b != 0)
+      return InvalidArgumentError(
+          "{}: key 'dram.bytes_per_cycle': the RTL needs the inp, wgt, acc and out tiles to be multiples of "
+          "the {}-byte bus beat, but the {} tile is {} bytes ({}): make dram.bytes_per_cycle at most {} "
+          "or the tile wider",
+          source, b, t.tile, t.bytes, t.keys, t.bytes);
+  if (b > 64)
+    return InvalidArgumentError("{}: key 'dram.bytes_per_cycle': the RTL needs at most 64, got {}", source, b);
+  if (cfg.dma_setup_cycles < 1)
+    return InvalidArgumentError("{}: key 'timing.dma_setup_cycles': the RTL needs at least 1, got {}", source,
+                                cfg.dma_setup_cycles);
+  return OkStatus();
+}
+
 }  // namespace tessera

@@ -8,10 +8,20 @@
 
 #include <string>
 
+#include "isa/base/status.h"
+
 namespace tessera {
 
 struct HwConfig;
 
 std::string GenerateVerilogHeader(const HwConfig& cfg);
+
+// The RTL's contract on a valid config (hw/rtl/tsr_accel.v): every tile but
+// the uop's (inp, wgt, acc, out) is a multiple of the bus beat B =
+// dram.bytes_per_cycle bytes, B <= 64, and T_setup = timing.dma_setup_cycles >= 1.
+// ref, sim and systemc run any valid config; the RTL flows (the Verilated
+// models, fpga/, the area model) get their header only through this check.
+// The error names the config keys at fault.
+Status ValidateForRtl(const HwConfig& cfg, const std::string& source);
 
 }  // namespace tessera

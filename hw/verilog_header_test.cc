@@ -54,5 +54,35 @@ TEST(VerilogHeader, HasTheRegisterMapCountersAndErrorCodes) {
   EXPECT_TRUE(Has(GenerateVerilogHeader(large), "localparam [63:0] TSR_CFG_DRAM_SIZE_BYTES = 64'd2147483648;"));
 }
 
+// ValidateForRtl: every bundled config is buildable; a valid config whose
+// tiles are narrower than a bus beat (1x2x2, B = 4: 2-byte inp and out
+// tiles), with a beat over 64 bytes or with T_setup = 0 is refused, naming
+// the keys at fault.
+TEST(VerilogHeader, ValidateForRtlRefusesTilesNarrowerThanABeat) {
+  for (const std::string& path : testing::BundledConfigPaths())
+    EXPECT_TRUE(ValidateForRtl(testing::LoadConfigOrDie(path), path).ok()) << path;
+  HwConfig c = testing::LoadConfigOrDie("configs/ice40-up5k.json");
+  c.block_in = 2;
+  c.block_out = 2;
+  ASSERT_TRUE(ValidateHwConfig(c, "small").ok());
+  Status s = ValidateForRtl(c, "small.json");
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("small.json: key 'dram.bytes_per_cycle'"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("the inp tile is 2 bytes (gemm.batch x gemm.block_in"), std::string::npos) << s.message();
+  c.dram_bytes_per_cycle = 2;  // 2-byte inp/out, 4-byte wgt, 8-byte acc tiles
+  ASSERT_TRUE(ValidateHwConfig(c, "small").ok());
+  EXPECT_TRUE(ValidateForRtl(c, "small.json").ok());
+  c.dram_bytes_per_cycle = 128;
+  c.block_in = c.block_out = 128;
+  c.inp_bytes = c.wgt_bytes = c.acc_bytes = 1 << 20;
+  ASSERT_TRUE(ValidateHwConfig(c, "wide").ok());
+  EXPECT_NE(ValidateForRtl(c, "wide.json").message().find("at most 64, got 128"), std::string::npos);
+  c = testing::LoadConfigOrDie("configs/ice40-up5k.json");
+  c.dma_setup_cycles = 0;
+  ASSERT_TRUE(ValidateHwConfig(c, "small").ok());
+  s = ValidateForRtl(c, "small.json");
+  EXPECT_NE(s.message().find("key 'timing.dma_setup_cycles'"), std::string::npos) << s.message();
+}
+
 }  // namespace
 }  // namespace tessera

@@ -18,6 +18,10 @@ int main(int argc, char** argv) {
     std::cerr << cfg.status().ToString() << "\n";
     return 1;
   }
+  if (tessera::Status s = tessera::ValidateForRtl(*cfg, argv[1]); !s.ok()) {
+    std::cerr << s.ToString() << "\n";
+    return 1;
+  }
   std::ofstream out(argv[2]);
   out << tessera::GenerateVerilogHeader(*cfg);
   return out.good() ? 0 : 1;

@@ -17,7 +17,9 @@ FIXTURE = os.path.join(os.path.dirname(__file__), "data", "area_fixture.v")
 
 @pytest.fixture(scope="module")
 def small(default_cfg):
-    return default_cfg.with_changes({f"scratchpads.{m}_bytes": 1024 for m in ("inp", "wgt", "acc", "uop")})
+    # A 1-byte beat: `tessera isa verilog` refuses tiles narrower than a beat (the 1x1 shapes below).
+    changes = {f"scratchpads.{m}_bytes": 1024 for m in ("inp", "wgt", "acc", "uop")}
+    return default_cfg.with_changes({**changes, "dram.bytes_per_cycle": 1})
 
 
 def _cli(root):

@@ -14,19 +14,23 @@ void AddIsaCommand(CLI::App& app, int& exit_code) {
     std::string config, output;
   };
   auto o = std::make_shared<Opts>();
-  auto add = [&](const char* name, const char* help, std::string (*gen)(const HwConfig&)) {
+  // check: what the output's consumer needs of a valid config (nullptr: nothing).
+  auto add = [&](const char* name, const char* help, std::string (*gen)(const HwConfig&),
+                 Status (*check)(const HwConfig&, const std::string&)) {
     CLI::App* sub = cmd->add_subcommand(name, help);
     sub->add_option("-c,--config", o->config, "Hardware config JSON")->required();
     sub->add_option("-o,--output", o->output, "Output file (default: stdout)");
-    OnRun(sub, exit_code, [o, gen]() -> Status {
+    OnRun(sub, exit_code, [o, gen, check]() -> Status {
       TSR_ASSIGN_OR_RETURN(HwConfig cfg, LoadHwConfig(o->config));
+      if (check != nullptr) TSR_RETURN_IF_ERROR(check(cfg, o->config));
       return WriteOutput(o->output, gen(cfg));
     });
   };
-  add("doc", "Write docs/isa.md (markdown) for a config", &GenerateIsaDoc);
-  add("regs", "Write docs/registers.md (the register map, error codes and counters) for a config", &GenerateRegsDoc);
+  add("doc", "Write docs/isa.md (markdown) for a config", &GenerateIsaDoc, nullptr);
+  add("regs", "Write docs/registers.md (the register map, error codes and counters) for a config", &GenerateRegsDoc,
+      nullptr);
   add("verilog", "Write the Verilog localparam header (ISA, config, registers, counters) for a config",
-      &GenerateVerilogHeader);
+      &GenerateVerilogHeader, &ValidateForRtl);
 }
 
 }  // namespace tessera::cli
