@@ -88,7 +88,9 @@ module tsr_accel (
   localparam int WD_LD = MAXE_LD > BEAT_B ? MAXE_LD : BEAT_B;
   localparam int WD_CP = MAXE_CP > BEAT_B ? MAXE_CP : BEAT_B;
   localparam int NBU = BEAT_B > TSR_ELEM_BYTES_UOP ? BEAT_B / TSR_ELEM_BYTES_UOP : 1;
-  localparam int QW = 128 + 32;  // command-queue entry: instruction, stream index
+  localparam int AW = TSR_DEV_ADDR_BITS;  // device addresses (the bus adds DRAM_BASE)
+  localparam int IW = TSR_STREAM_IDX_BITS;  // stream indices and counts of a launched stream
+  localparam int QW = 128 + IW;  // command-queue entry: instruction, stream index
   localparam int P_FETCH = 0, P_COMPUTE = 1, P_STORE = 2, P_LOAD = 3;  // port requesters (AXI IDs)
   localparam logic [31:0] NO_INSN = 32'hFFFF_FFFF;
 
@@ -135,8 +137,9 @@ module tsr_accel (
   );
   assign irq = irq_en && (st_done || st_error);
 
-  logic [63:0] run_addr, cyc;
-  logic [31:0] run_count;
+  logic [AW-1:0] run_addr;  // a launched stream lies in [0, dram.size_bytes)
+  logic [63:0] cyc;
+  logic [IW-1:0] run_count;
   logic running, bad_launch, want_start, drained, launch, clr;
   logic [7:0] outstanding;
   assign bad_launch = insn_count == 0 || insn_addr[3:0] != 4'd0 ||
@@ -181,10 +184,10 @@ module tsr_accel (
   logic [63:0] ex_macs;
   logic [31:0] ld_dw_n;
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [63:0] f_addr;
+  logic [AW-1:0] f_addr;
   logic [12:0] f_bytes;
   logic [127:0] f_head;
-  logic [31:0] f_index;
+  logic [IW-1:0] f_index;
   logic dec_illegal;
   logic [1:0] dec_module;
   logic stop_fetch, go;
@@ -212,8 +215,8 @@ module tsr_accel (
   );
   tsr_decode u_decode (
       .insn(f_head),
-      .index(f_index),
-      .count(run_count),
+      .index(32'(f_index)),
+      .count(32'(run_count)),
       .illegal(dec_illegal),
       .module_id(dec_module)
   );
@@ -264,9 +267,9 @@ module tsr_accel (
   logic [2:0] u_start  /* verilator split_var */;
   logic [2:0] u_hold  /* verilator split_var */;
   logic [127:0] u_insn[3];
-  logic [31:0] u_index[3];
-  logic [63:0] u_busy_part[3];
-  logic [63:0] u_inc[3][4];
+  logic [IW-1:0] u_index[3];
+  logic [CTR_W-1:0] u_busy_part[3];  // cycle statistics: counters.bits wide (the counters wrap at it)
+  logic [CTR_W-1:0] u_inc[3][4];
   logic [3:0] u_tq_push[3], u_tq_pop[3];
   logic finish_now;
   for (genvar m = 0; m < 3; m++) begin : g_unit
@@ -275,7 +278,7 @@ module tsr_accel (
     ) u_unit (
         .clk(clk),
         .clr(clr),
-        .cyc(cyc),
+        .cyc(CTR_W'(cyc)),
         .q_valid(!cq_empty[m]),
         .q_insn(cq_head[m][127:0]),
         .q_index(cq_head[m][QW-1:128]),
@@ -334,7 +337,7 @@ module tsr_accel (
   /* verilator lint_on UNUSEDSIGNAL */
   assign trace_start = running ? u_start : 3'b000;
   assign trace_end = running ? (u_busy & u_end) : 3'b000;
-  assign trace_index = {u_index[2], u_index[1], u_index[0]};
+  assign trace_index = {32'(u_index[2]), 32'(u_index[1]), 32'(u_index[0])};
   assign trace_cycle = cyc;
 
   // ---- Faults -------------------------------------------------------------------
@@ -356,13 +359,13 @@ module tsr_accel (
     if (rerr_q[P_FETCH]) resp_fault = 1'b1;
     else if (rerr_q[P_COMPUTE]) begin
       resp_fault = 1'b1;
-      resp_insn = u_index[MC];
+      resp_insn = 32'(u_index[MC]);
     end else if (berr_q) begin
       resp_fault = 1'b1;
-      resp_insn = u_index[MS];
+      resp_insn = 32'(u_index[MS]);
     end else if (rerr_q[P_LOAD]) begin
       resp_fault = 1'b1;
-      resp_insn = u_index[ML];
+      resp_insn = 32'(u_index[ML]);
     end
   end
   assign oob_fault = exec_oob && u_busy[MC];
@@ -401,29 +404,31 @@ module tsr_accel (
 
   // ---- Memory port (phase 5) -----------------------------------------------------
   logic [3:0] mp_req, mp_write, mp_grant;
-  logic [4*64-1:0] mp_addr;
+  logic [4*AW-1:0] mp_addr;
   logic [4*13-1:0] mp_bytes;
   logic ld_req, cp_req, st_req;
-  logic [63:0] ld_addr, cp_addr, st_addr;
+  logic [AW-1:0] ld_addr, cp_addr, st_addr;
   logic [12:0] ld_bytes, cp_bytes, st_bytes;
   // DMA bursts go on while ABORT waits for the running instructions; fetch stops.
   logic go_dma;
   assign go_dma = running && !resp_fault && !oob_fault && !finish_now && !(|start_fault) && !dec_fault;
   assign mp_req = {ld_req && go_dma, st_req && go_dma, cp_req && go_dma, f_req && go};
   assign mp_write = 4'b0100;
-  assign mp_addr = {dram_base + ld_addr, dram_base + st_addr, dram_base + cp_addr, dram_base + f_addr};
+  assign mp_addr = {ld_addr, st_addr, cp_addr, f_addr};
   assign mp_bytes = {ld_bytes, st_bytes, cp_bytes, f_bytes};
   assign f_grant = mp_grant[P_FETCH];
   logic [63:0] mp_araddr, mp_awaddr;
   tsr_mem_port #(
       .NREQ(4),
-      .ADDR_W(64),
+      .ADDR_W(AW),
+      .BUS_W(64),
       .BUS_BYTES(BEAT_B),
       .N_OUT(TSR_CFG_DRAM_MAX_OUTSTANDING),
       .LEN_W(13)
   ) u_port (
       .clk(clk),
       .rst(clr),
+      .base(dram_base),
       .req(mp_req),
       .req_write(mp_write),
       .req_addr(mp_addr),
@@ -546,7 +551,7 @@ module tsr_accel (
   logic cp_pw, cp_dw, cp_ended;
   logic [31:0] cp_pw_entry, cp_dw_entry, cp_dw_n;
   logic [8*WD_CP-1:0] cp_dw_data;
-  logic [63:0] cp_busy_part;
+  logic [CTR_W-1:0] cp_busy_part;
   tsr_dma_rd #(
       .MAXE(MAXE_CP)
   ) u_cp_dma (
@@ -779,9 +784,9 @@ module tsr_accel (
       inc[TSR_CTR_STALLS+TSR_UNIT_FETCH*TSR_NUM_STALLS+TSR_STALL_WAIT_MEMORY] = 64'(f_st_wm);
     end
     for (int s = 0; s < TSR_NUM_STALLS; s++) begin
-      inc[TSR_CTR_STALLS+TSR_UNIT_LOAD*TSR_NUM_STALLS+s] = running ? u_inc[ML][s] : 64'd0;
-      inc[TSR_CTR_STALLS+TSR_UNIT_COMPUTE*TSR_NUM_STALLS+s] = running ? u_inc[MC][s] : 64'd0;
-      inc[TSR_CTR_STALLS+TSR_UNIT_STORE*TSR_NUM_STALLS+s] = running ? u_inc[MS][s] : 64'd0;
+      inc[TSR_CTR_STALLS+TSR_UNIT_LOAD*TSR_NUM_STALLS+s] = running ? 64'(u_inc[ML][s]) : 64'd0;
+      inc[TSR_CTR_STALLS+TSR_UNIT_COMPUTE*TSR_NUM_STALLS+s] = running ? 64'(u_inc[MC][s]) : 64'd0;
+      inc[TSR_CTR_STALLS+TSR_UNIT_STORE*TSR_NUM_STALLS+s] = running ? 64'(u_inc[MS][s]) : 64'd0;
     end
   end
   // Each counter is CTR_W bits (isa/config.def counters.bits): it wraps
@@ -837,8 +842,8 @@ module tsr_accel (
         err_code <= 32'(TSR_ERR_NONE);
         err_insn <= NO_INSN;
         start_pending <= !drained;
-        run_addr <= insn_addr;
-        run_count <= insn_count;
+        run_addr <= AW'(insn_addr);  // bad_launch: insn_addr + 16 insn_count <= dram.size_bytes
+        run_count <= IW'(insn_count);
       end
       if (launch) begin
         start_pending <= 1'b0;
@@ -859,29 +864,29 @@ module tsr_accel (
           end else if (oob_fault) begin
             st_error <= 1'b1;
             err_code <= 32'(TSR_ERR_MEMORY_FAULT);
-            err_insn <= u_index[MC];
+            err_insn <= 32'(u_index[MC]);
           end else if (token_fault) begin
             st_error <= 1'b1;
             err_code <= 32'(TSR_ERR_TOKEN_ERROR);
-            err_insn <= run_count - 1;
+            err_insn <= 32'(run_count) - 1;
           end else if (finish_now) begin
             st_done <= 1'b1;
           end else if (start_fault[ML]) begin
             st_error <= 1'b1;
             err_code <= 32'(TSR_ERR_MEMORY_FAULT);
-            err_insn <= cq_head[ML][QW-1:128];
+            err_insn <= 32'(cq_head[ML][QW-1:128]);
           end else if (start_fault[MC]) begin
             st_error <= 1'b1;
             err_code <= 32'(TSR_ERR_MEMORY_FAULT);
-            err_insn <= cq_head[MC][QW-1:128];
+            err_insn <= 32'(cq_head[MC][QW-1:128]);
           end else if (start_fault[MS]) begin
             st_error <= 1'b1;
             err_code <= 32'(TSR_ERR_MEMORY_FAULT);
-            err_insn <= cq_head[MS][QW-1:128];
+            err_insn <= 32'(cq_head[MS][QW-1:128]);
           end else if (dec_fault) begin
             st_error <= 1'b1;
             err_code <= 32'(TSR_ERR_ILLEGAL_INSTRUCTION);
-            err_insn <= f_index;
+            err_insn <= 32'(f_index);
           end else if (deadlock) begin
             st_error <= 1'b1;
             err_code <= 32'(TSR_ERR_DEADLOCK);

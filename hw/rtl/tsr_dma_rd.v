@@ -40,14 +40,14 @@ module tsr_dma_rd #(
     output logic [        31:0] dw_n,
     output logic [    8*WD-1:0] dw_data,
     output logic                req,
-    output logic [        63:0] req_addr,
+    output logic [      AW-1:0] req_addr,
     output logic [        12:0] req_bytes,
     input  logic                grant,
     input  logic                beat_valid,
     input  logic [8*BEAT_B-1:0] beat_data,
     input  logic                cpl,
     output logic                ended,
-    output logic [        63:0] busy_part
+    output logic [CTR_W-1:0]    busy_part  // counters.bits wide (the counters wrap at it)
 );
   /* verilator lint_off UNUSEDPARAM */
 `include "tessera_cfg.vh"
@@ -68,7 +68,8 @@ module tsr_dma_rd #(
   localparam int NG = BEAT_B > G ? BEAT_B / G : 1;  // sub-beat shift positions
   localparam int NG_W = NG > 1 ? $clog2(NG) : 1;
   localparam int LOGG = $clog2(G);
-  localparam int AW = $clog2(TSR_CFG_DRAM_SIZE_BYTES);
+  localparam int AW = TSR_DEV_ADDR_BITS;
+  localparam int CTR_W = TSR_CFG_COUNTERS_BITS;
   localparam int EW = TSR_MEM_SRAM_W;
   localparam int XW = TSR_MEM_X_SIZE_W, YW = TSR_MEM_Y_SIZE_W, PW = TSR_MEM_Y_PAD0_W, SW = TSR_MEM_X_STRIDE_W;
   localparam int RW = (YW > PW ? YW : PW) + 2;  // rows, padding included
@@ -122,7 +123,7 @@ module tsr_dma_rd #(
   logic [AW-1:0] pitch;
   logic [RBW-1:0] row_bytes;
   logic [WC_W-1:0] wait_cnt;
-  logic [63:0] busy_cnt;
+  logic [CTR_W-1:0] busy_cnt;
   logic [OW-1:0] own_out;
 
   // Padding enumerator: position (pr, pc) and the entry of (pr, 0).
@@ -173,7 +174,7 @@ module tsr_dma_rd #(
     rq_beats = rq_span >> LOGB;
   end
   assign req = active && run && wait_cnt == 0 && !pad_left && rq_row != rows_data;
-  assign req_addr = 64'(rq_addr);
+  assign req_addr = rq_addr;
   assign req_bytes = bytes;
 
   assign pw_valid = active && wait_cnt == 0 && pad_left;
@@ -260,7 +261,7 @@ module tsr_dma_rd #(
         pitch <= AW'(f_stride) << f_le;
         row_bytes <= RBW'(f_xsize) << f_le;
         wait_cnt <= WC_W'(T_SETUP - 1);
-        busy_cnt <= 64'(T_SETUP);
+        busy_cnt <= CTR_W'(T_SETUP);
         // enter_row(0): with no padding columns and data from row 0 the
         // padding starts after the data rows (its entry is post_base then).
         skip0 = f_yp0 == 0 && f_ysize != 0 && nx;
@@ -282,13 +283,13 @@ module tsr_dma_rd #(
         if (ended) active <= 1'b0;
         if (active && wait_cnt != 0) wait_cnt <= wait_cnt - 1'b1;
         if (pw_valid) begin
-          busy_cnt <= busy_cnt + 64'd1;
+          busy_cnt <= busy_cnt + CTR_W'(1);
           pr <= nxt_r;
           pc <= nxt_c;
           pbase <= nxt_base;
         end
         if (grant) begin
-          busy_cnt <= busy_cnt + 64'(rq_beats);
+          busy_cnt <= busy_cnt + CTR_W'(rq_beats);
           if (RBW'(bytes) == rq_left) begin
             rq_row <= rq_row + 1'b1;
             rq_row_addr <= rq_row_addr + pitch;

@@ -30,7 +30,7 @@ module tsr_dma_wr (
     output logic [        31:0] raddr,
     input  logic [  OUT_DW-1:0] rdata,
     output logic                req,
-    output logic [        63:0] req_addr,
+    output logic [      AW-1:0] req_addr,
     output logic [        12:0] req_bytes,
     input  logic                grant,
     input  logic                cpl,
@@ -39,7 +39,7 @@ module tsr_dma_wr (
     output logic                wlast,
     input  logic                wready,
     output logic                ended,
-    output logic [        63:0] busy_part
+    output logic [CTR_W-1:0]    busy_part  // counters.bits wide (the counters wrap at it)
 );
   /* verilator lint_off UNUSEDPARAM */
 `include "tessera_cfg.vh"
@@ -53,7 +53,8 @@ module tsr_dma_wr (
   localparam int LOGB = $clog2(BEAT_B);
   localparam int LOGE = $clog2(E);
   localparam int BI_W = EB > 1 ? $clog2(EB) : 1;
-  localparam int AW = $clog2(TSR_CFG_DRAM_SIZE_BYTES);
+  localparam int AW = TSR_DEV_ADDR_BITS;
+  localparam int CTR_W = TSR_CFG_COUNTERS_BITS;
   localparam int EW = TSR_MEM_SRAM_W;
   localparam int XW = TSR_MEM_X_SIZE_W, YW = TSR_MEM_Y_SIZE_W, PW = TSR_MEM_Y_PAD0_W, SW = TSR_MEM_X_STRIDE_W;
   localparam int RW = (YW > PW ? YW : PW) + 2;  // rows, padding included
@@ -104,7 +105,7 @@ module tsr_dma_wr (
   logic [31:0] rd_done, row_data;
   logic [RW-1:0] rq_row, rq_next;
   logic [OW-1:0] own_out;
-  logic [63:0] busy_cnt;
+  logic [CTR_W-1:0] busy_cnt;
   logic [AW-1:0] rq_addr, rq_row_addr;
   logic [RBW-1:0] rq_left;
   logic [12:0] bytes, rq_beats;
@@ -118,7 +119,7 @@ module tsr_dma_wr (
   assign rq_beats = bytes >> LOGB;
   assign rq_next = rq_row + 1'b1;
   assign req = active && run && wait_cnt == 0 && rq_row != h_rows && rd_done >= row_data;
-  assign req_addr = 64'(rq_addr);
+  assign req_addr = rq_addr;
   assign req_bytes = bytes;
   assign ended = active && wait_cnt == 0 && rq_row == h_rows && own_out == OW'(cpl);
   assign busy_part = busy_cnt;
@@ -152,13 +153,13 @@ module tsr_dma_wr (
         rq_row_addr <= f_dram;
         rq_addr <= f_dram;
         rq_left <= f_row_bytes;
-        busy_cnt <= 64'(T_SETUP);
+        busy_cnt <= CTR_W'(T_SETUP);
       end else begin
         if (ended) active <= 1'b0;
         if (active && wait_cnt != 0) wait_cnt <= wait_cnt - 1'b1;
         if (active && wait_cnt == 0) rd_done <= rd_done + 1;
         if (grant) begin
-          busy_cnt <= busy_cnt + 64'(rq_beats);
+          busy_cnt <= busy_cnt + CTR_W'(rq_beats);
           if (RBW'(bytes) == rq_left) begin
             rq_row <= rq_next;
             if (rq_next >= h_yp0 && rq_next < h_yend) row_data <= row_data + 32'(h_xsize);

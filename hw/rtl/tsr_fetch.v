@@ -7,14 +7,16 @@
 // Contract: `req` is the phase-5 request of this cycle (it sees this cycle's
 // dispatch); `beat_valid` marks the R beats of fetch bursts (RID 0), in
 // order; `cpl` is high in the completion cycle of a fetch burst.
+// Widths: a launched stream lies in the DRAM window (the launch check), so
+// its device addresses take AW bits and its indices and counts IW bits.
 module tsr_fetch (
     input  logic                  clk,
     input  logic                  clr,
     input  logic                  run,        // requests allowed
-    input  logic [          63:0] base,       // stream device byte address
-    input  logic [          31:0] count,
+    input  logic [        AW-1:0] base,       // stream device byte address
+    input  logic [        IW-1:0] count,
     output logic                  req,
-    output logic [          63:0] req_addr,
+    output logic [        AW-1:0] req_addr,
     output logic [          12:0] req_bytes,
     input  logic                  grant,
     input  logic                  beat_valid,
@@ -22,7 +24,7 @@ module tsr_fetch (
     input  logic                  cpl,
     output logic                  head_valid,  // an instruction has arrived and is not dispatched
     output logic [         127:0] head_insn,
-    output logic [          31:0] head_index,
+    output logic [        IW-1:0] head_index,
     input  logic                  take,       // the head is dispatched in this cycle
     output logic                  done_all,   // every instruction dispatched
     output logic                  st_busy,
@@ -36,30 +38,35 @@ module tsr_fetch (
   localparam int F = TSR_CFG_QUEUES_FETCH_BUFFER;
   localparam int SLOTS = BEAT_B >= 16 ? BEAT_B / 16 : 1;
   localparam int CHUNKS = BEAT_B >= 16 ? 1 : 16 / BEAT_B;
+  localparam int AW = TSR_DEV_ADDR_BITS;
+  localparam int IW = TSR_STREAM_IDX_BITS;
 
   logic [127:0] buf_q[F];
-  logic [31:0] ends[F];
-  logic [31:0] next_req, arrived, next_disp, asm_cnt;
+  logic [IW-1:0] ends[F];
+  logic [IW-1:0] next_req, arrived, next_disp, asm_cnt;
   logic [31:0] end_wr, end_asm, end_cpl;  // block counters (mod F on use)
-  logic [31:0] arrived_now, disp_after;
+  logic [IW-1:0] arrived_now, disp_after;
 
   assign arrived_now = cpl ? ends[end_cpl%F] : arrived;
   assign head_valid = arrived_now != next_disp;
-  assign head_insn = buf_q[next_disp%F];
+  assign head_insn = buf_q[32'(next_disp)%F];
   assign head_index = next_disp;
-  assign disp_after = next_disp + 32'(take);
+  assign disp_after = next_disp + IW'(take);
   assign done_all = next_disp == count;
 
   // Phase 5: the next block's request.
-  logic [63:0] a;
-  logic [31:0] to_bound, n;
+  logic [AW-1:0] a;
+  logic [IW-1:0] n, to_bound, held;
+  logic [8:0] room;  // instructions to the next 4 KiB boundary (streams are 16-byte aligned)
   always_comb begin
-    a = base + {28'd0, next_req, 4'd0};
-    to_bound = (32'd4096 - 32'(a[11:0])) >> 4;
+    a = base + AW'({next_req, 4'd0});
+    room = 9'd256 - 9'(a[11:4]);
+    to_bound = IW'(room);
     n = count - next_req;
-    if (n > 32'(TSR_FETCH_BLOCK_INSNS)) n = 32'(TSR_FETCH_BLOCK_INSNS);
+    if (n > IW'(TSR_FETCH_BLOCK_INSNS)) n = IW'(TSR_FETCH_BLOCK_INSNS);
     if (n > to_bound) n = to_bound;
-    req = run && next_req != count && 32'(F) - (next_req - disp_after) >= n;
+    held = next_req - disp_after;  // in flight + buffered after this cycle's dispatch
+    req = run && next_req != count && 32'(F) - 32'(held) >= 32'(n);
     req_addr = a;
     req_bytes = 13'(n * 16);
   end
@@ -70,7 +77,7 @@ module tsr_fetch (
 
   // Beat assembly: instruction asm_cnt is the next to arrive; asm_end is
   // the end of the block its beats belong to.
-  logic [31:0] asm_end, asm_next;
+  logic [IW-1:0] asm_end, asm_next;
   logic asm_block_done;
   assign asm_end = ends[end_asm%F];
   assign asm_block_done = beat_valid && asm_next == asm_end;
@@ -94,7 +101,7 @@ module tsr_fetch (
         arrived <= ends[end_cpl%F];
         end_cpl <= end_cpl + 1;
       end
-      if (take) next_disp <= next_disp + 1;
+      if (take) next_disp <= next_disp + 1'b1;
       if (beat_valid) asm_cnt <= asm_next;
       if (asm_block_done) end_asm <= end_asm + 1;
     end
@@ -104,27 +111,31 @@ module tsr_fetch (
     // A beat holds SLOTS instruction slots; the first one of this beat is
     // the slot of instruction asm_cnt ((base + 16 asm_cnt) mod B).
     logic [31:0] slot0, cnt;
+    logic [AW-1:0] base_lo;
+    logic [IW-1:0] left;
     always_comb begin
-      slot0 = ((32'(base % 64'(BEAT_B)) + 16 * asm_cnt) % 32'(BEAT_B)) / 16;
+      base_lo = base % AW'(BEAT_B);
+      left = asm_end - asm_cnt;
+      slot0 = ((32'(base_lo) + 16 * 32'(asm_cnt)) % 32'(BEAT_B)) / 16;
       cnt = 32'(SLOTS) - slot0;
-      if (cnt > asm_end - asm_cnt) cnt = asm_end - asm_cnt;
-      asm_next = asm_cnt + cnt;
+      if (cnt > 32'(left)) cnt = 32'(left);
+      asm_next = asm_cnt + IW'(cnt);
     end
     always_ff @(posedge clk) begin
       if (beat_valid)
         for (int k = 0; k < SLOTS; k++)
-          if (32'(k) < cnt) buf_q[(asm_cnt+32'(k))%F] <= beat_data[((32'(k)+slot0)%SLOTS)*128+:128];
+          if (32'(k) < cnt) buf_q[(32'(asm_cnt)+32'(k))%F] <= beat_data[((32'(k)+slot0)%SLOTS)*128+:128];
     end
   end else begin : g_narrow
     // An instruction spans CHUNKS beats (bursts are instruction-aligned).
     logic [$clog2(CHUNKS)-1:0] chunk;
     logic [127-8*BEAT_B:0] part;
-    assign asm_next = asm_cnt + 32'(chunk == $clog2(CHUNKS)'(CHUNKS - 1));
+    assign asm_next = asm_cnt + IW'(chunk == $clog2(CHUNKS)'(CHUNKS - 1));
     always_ff @(posedge clk) begin
       if (clr) chunk <= '0;
       else if (beat_valid) chunk <= chunk + 1'b1;
       if (beat_valid) begin
-        if (chunk == $clog2(CHUNKS)'(CHUNKS - 1)) buf_q[asm_cnt%F] <= {beat_data, part};
+        if (chunk == $clog2(CHUNKS)'(CHUNKS - 1)) buf_q[32'(asm_cnt)%F] <= {beat_data, part};
         else part <= (128 - 8 * BEAT_B)'({beat_data, part} >> (8 * BEAT_B));
       end
     end

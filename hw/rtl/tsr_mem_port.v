@@ -11,15 +11,19 @@
 // 4 KiB boundary and is at most 256 beats (the DMA splits); the AXI slave
 // keeps ARREADY/AWREADY high (the contract's port accepts in the grant cycle,
 // so valid never waits on ready).
+// Addresses: requests carry ADDR_W-bit device addresses; the bus address is
+// base + the granted one (BUS_W bits), one adder after the grant multiplexer.
 module tsr_mem_port #(
     parameter int NREQ = 4,
     parameter int ADDR_W = 32,
+    parameter int BUS_W = 64,
     parameter int BUS_BYTES = 16,
     parameter int N_OUT = 8,
     parameter int LEN_W = 13  // request length in bytes, up to 256*BUS_BYTES
 ) (
     input  logic                   clk,
     input  logic                   rst,
+    input  logic [      BUS_W-1:0] base,
     input  logic [       NREQ-1:0] req,
     input  logic [       NREQ-1:0] req_write,
     input  logic [NREQ*ADDR_W-1:0] req_addr,
@@ -27,12 +31,12 @@ module tsr_mem_port #(
     output logic [       NREQ-1:0] grant,
     // AXI4 master address channels
     output logic                   arvalid,
-    output logic [     ADDR_W-1:0] araddr,
+    output logic [      BUS_W-1:0] araddr,
     output logic [            7:0] arlen,
     output logic [            2:0] arsize,
     output logic [            1:0] arburst,
     output logic                   awvalid,
-    output logic [     ADDR_W-1:0] awaddr,
+    output logic [      BUS_W-1:0] awaddr,
     output logic [            7:0] awlen,
     output logic [            2:0] awsize,
     output logic [            1:0] awburst,
@@ -72,16 +76,18 @@ module tsr_mem_port #(
     end
   end
 
-  // beats = ceil(((addr mod B) + bytes) / B)
+  // beats = ceil(((bus address mod B) + bytes) / B)
+  logic [BUS_W-1:0] bus_addr;
   logic [LEN_W:0] span;
   logic [LEN_W:0] beats;
-  assign span = (LEN_W + 1)'(addr[OFF_W-1:0]) + (LEN_W + 1)'(bytes) + (LEN_W + 1)'(BUS_BYTES - 1);
+  assign bus_addr = base + BUS_W'(addr);
+  assign span = (LEN_W + 1)'(bus_addr[OFF_W-1:0]) + (LEN_W + 1)'(bytes) + (LEN_W + 1)'(BUS_BYTES - 1);
   assign beats = span >> OFF_W;
 
   assign arvalid = |grant && !write;
   assign awvalid = |grant && write;
-  assign araddr = addr;
-  assign awaddr = addr;
+  assign araddr = bus_addr;
+  assign awaddr = bus_addr;
   assign arlen = 8'(beats - 1'b1);
   assign awlen = 8'(beats - 1'b1);
   assign arsize = 3'(OFF_W);

@@ -15,18 +15,22 @@
 // (FINISH's end) no category is counted for the cycle itself and a module
 // still in an instruction counts its cycles so far as busy.
 // Token queue bits: TSR_TQ_* order. MOD: this module's TSR_MODULE_* value.
+// Widths: cycle numbers and increments are CW = counters.bits wide (the
+// counters they feed wrap at 2^CW, so only min(busy_part, End - S) needs the
+// true length: exact while an instruction lasts under 2^CW cycles, which on
+// the 32-bit configs' small DRAMs is minutes); stream indices IW bits.
 module tsr_unit #(
     parameter int MOD = 0
 ) (
     input  logic         clk,
     input  logic         clr,          // synchronous: the START edge (or reset)
-    input  logic [ 63:0] cyc,          // the current cycle number t
+    input  logic [CW-1:0] cyc,         // the current cycle number t (mod 2^CW)
     input  logic         q_valid,
     input  logic [127:0] q_insn,
-    input  logic [ 31:0] q_index,
+    input  logic [IW-1:0] q_index,
     input  logic         hold,         // no start in this cycle
     input  logic         end_now,      // the running instruction ends in this cycle
-    input  logic [ 63:0] busy_part,    // DMA: T_setup + P + beats; others: ignored (all busy)
+    input  logic [CW-1:0] busy_part,   // DMA: T_setup + P + beats; others: ignored (all busy)
     input  logic         dma,          // the running instruction is a LOAD/STORE
     input  logic         last,         // this cycle is the run's last (no categories)
     input  logic [  3:0] tq_can_push,
@@ -37,19 +41,21 @@ module tsr_unit #(
     output logic         busy,         // in an instruction at the start of the cycle
     output logic         completing,   // end_now and all pushes done in this cycle
     output logic [127:0] cur_insn,
-    output logic [ 31:0] cur_index,
-    output logic [ 63:0] inc_busy,
-    output logic [ 63:0] inc_wait_token,
-    output logic [ 63:0] inc_wait_queue,
-    output logic [ 63:0] inc_wait_memory
+    output logic [IW-1:0] cur_index,
+    output logic [CW-1:0] inc_busy,
+    output logic [CW-1:0] inc_wait_token,
+    output logic [CW-1:0] inc_wait_queue,
+    output logic [CW-1:0] inc_wait_memory
 );
   /* verilator lint_off UNUSEDPARAM */
 `include "tessera_cfg.vh"
   /* verilator lint_on UNUSEDPARAM */
+  localparam int CW = TSR_CFG_COUNTERS_BITS;
+  localparam int IW = TSR_STREAM_IDX_BITS;
 
   localparam logic [1:0] FREE = 2'd0, BUSY = 2'd1, PUSH = 2'd2;
   logic [1:0] st;
-  logic [63:0] s_cycle, trailing;
+  logic [CW-1:0] s_cycle, trailing;
 
   // Token queues of this module's flags (pop_prev, pop_next, push_prev, push_next).
   function automatic logic [3:0] pops_of(input logic [127:0] w);
@@ -81,7 +87,7 @@ module tsr_unit #(
 
   logic [3:0] need_push, need_pop;
   logic try_push, push_ok, free2;
-  logic [63:0] len;
+  logic [CW-1:0] len;
   assign busy = st == BUSY;
   assign need_push = pushes_of(cur_insn);
   assign need_pop = pops_of(q_insn);
@@ -108,9 +114,9 @@ module tsr_unit #(
     end else if (start) begin
       inc_wait_queue = trailing;
     end else if (try_push && !push_ok) begin
-      inc_wait_token = 64'd1;
+      inc_wait_token = CW'(1);
     end else if (free2 && q_valid) begin
-      inc_wait_token = 64'd1;
+      inc_wait_token = CW'(1);
     end
   end
 
@@ -130,7 +136,7 @@ module tsr_unit #(
         trailing <= '0;
       end else begin
         if (try_push) st <= push_ok ? FREE : PUSH;
-        if (free2 && !q_valid) trailing <= trailing + 64'd1;
+        if (free2 && !q_valid) trailing <= trailing + CW'(1);
       end
     end
   end
