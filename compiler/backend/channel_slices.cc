@@ -53,11 +53,17 @@ class Planner {
     return {v, offset};
   }
 
-  // Written by a layer that stores through a strided view, or an in-place concat.
+  // Written by a layer that stores through a strided view (a conv, a pool, a
+  // max pool in its conv's epilogue: DenseNet's pool0), or an in-place concat.
   bool WrittenThroughView(const ir::Value* v) const {
     const Placement* p = v->producer() ? PlacementOf(v->producer()) : nullptr;
     if (p == nullptr) return false;
     if (p->kind == PlaceKind::kAlias) return p->node->op() == "concat";
+    if (p->kind == PlaceKind::kFused) {
+      const ir::Node* conv = p->node->input(0)->producer();
+      const Placement* c = conv ? PlacementOf(conv) : nullptr;
+      return c && c->kind == PlaceKind::kAccel && c->op == AccelOp::kConv && c->fused_pool == p->node;
+    }
     return p->kind == PlaceKind::kAccel && (p->op == AccelOp::kConv || p->op == AccelOp::kPool) && !p->fused_pool;
   }
 

@@ -41,6 +41,7 @@ StatusOr<PassStats> InferShapes(ir::Graph& g);          // shape_inference.cc
 StatusOr<PassStats> EliminateIdentity(ir::Graph& g);    // eliminate_identity.cc
 StatusOr<PassStats> FoldConstants(ir::Graph& g);        // constant_folding.cc
 StatusOr<PassStats> FoldBatchNorm(ir::Graph& g);        // fold_batchnorm.cc
+StatusOr<PassStats> BatchNormToConv(ir::Graph& g);      // batchnorm_to_conv.cc
 StatusOr<PassStats> FuseBias(ir::Graph& g);             // fuse_bias.cc
 StatusOr<PassStats> FuseActivation(ir::Graph& g);       // fuse_activation.cc
 StatusOr<PassStats> HoistRnnInput(ir::Graph& g);        // hoist_rnn_input.cc

@@ -34,6 +34,8 @@ const std::vector<PassInfo>& AllPasses() {
       {"eliminate-identity", EliminateIdentity, "remove identity ops and no-op reshapes/transposes/pads"},
       {"constant-folding", FoldConstants, "evaluate nodes whose operands are all constants"},
       {"fold-batchnorm", FoldBatchNorm, "fold batch_norm into the preceding conv's weights and bias"},
+      {"batchnorm-to-conv", BatchNormToConv,
+       "rewrite a batch_norm that did not fold as a depthwise 1x1 conv (per-channel weight and bias)"},
       {"fuse-bias", FuseBias, "fold a constant add into conv/gemm/matmul as its bias"},
       {"fuse-activation", FuseActivation, "fold relu/clip into conv/gemm/matmul/add as act_min/act_max"},
       {"hoist-rnn-input", HoistRnnInput, "move the input projections x W^T of lstm/gru/rnn into one matmul"},
@@ -56,8 +58,17 @@ const PassInfo* FindPass(const std::string& name) {
 }
 
 std::vector<std::string> DefaultPipeline() {
-  return {"eliminate-identity", "constant-folding",       "fold-batchnorm",  "fuse-bias", "fuse-activation",
-          "hoist-rnn-input",    "conv-transpose-to-conv", "fuse-hard-swish", "fold-qdq",  "dce"};
+  return {"eliminate-identity",
+          "constant-folding",
+          "fold-batchnorm",
+          "batchnorm-to-conv",
+          "fuse-bias",
+          "fuse-activation",
+          "hoist-rnn-input",
+          "conv-transpose-to-conv",
+          "fuse-hard-swish",
+          "fold-qdq",
+          "dce"};
 }
 
 StatusOr<std::vector<std::string>> ParsePassList(const std::string& list) {

@@ -88,7 +88,8 @@ TEST(Passes, FloatPipelinePreservesResults) {
   std::string summary;
   for (const auto& r : *reports) summary += r.ToString() + "\n";
   EXPECT_EQ(summary,
-            "eliminate-identity: 1 removed\nconstant-folding: no change\nfold-batchnorm: 1 folded\n"
+            "eliminate-identity: 1 removed\nconstant-folding: no change\nfold-batchnorm: 1 folded\nbatchnorm-to-conv: "
+            "no change\n"
             "fuse-bias: 2 fused\nfuse-activation: 2 fused\nhoist-rnn-input: no change\nconv-transpose-to-conv: no "
             "change\nfuse-hard-swish: no "
             "change\nfold-qdq: no change\ndce: 8 "

@@ -86,6 +86,46 @@ std::vector<int> Int8Operands(const ir::Node& n) {
 
 float ScaleFor(float limit) { return limit > 0 && std::isfinite(limit) ? limit / 127.f : 1.f; }
 
+// One scale for everything a channel concat joins, so its operands are
+// written at the concat's scale and it needs no requantize (concat into
+// channel slices, backend/channel_slices.h). The classes: a concat's result
+// and, for each operand, the value whose scale it keeps (through
+// scale-keeping ops such as max_pool); DenseNet's dense block, whose features
+// are operands of every later concat of the block, becomes one class. Each
+// member of a class gets the largest calibrated scale of the class.
+std::unordered_map<const ir::Value*, float> ConcatScales(const ir::Graph& g, const Ranges& ranges) {
+  std::unordered_map<const ir::Value*, const ir::Value*> parent;
+  auto find = [&](const ir::Value* v) {
+    while (parent.count(v) && parent.at(v) != v) v = parent.at(v);
+    return v;
+  };
+  auto source = [](const ir::Value* v) {  // the value whose scale v keeps
+    while (v->producer() && KeepsScale(v->producer()->op()) && !Int8Operands(*v->producer()).empty())
+      v = v->producer()->input(0);
+    return v;
+  };
+  for (const ir::Node* n : g.nodes()) {
+    if (n->op() != "concat" || Int8Operands(*n).empty()) continue;
+    const ir::Value* root = find(n->output());
+    parent.emplace(root, root);
+    for (const ir::Value* in : n->inputs()) {
+      const ir::Value* r = find(source(in));
+      parent[r] = root;
+    }
+  }
+  std::unordered_map<const ir::Value*, float> class_scale;
+  for (const auto& [v, p] : parent) {
+    auto r = ranges.find(v->name());
+    if (r == ranges.end()) continue;
+    float& s = class_scale[find(v)];
+    s = std::max(s, ScaleFor(r->second.abs_limit));
+  }
+  std::unordered_map<const ir::Value*, float> out;
+  for (const auto& [v, p] : parent)
+    if (auto c = class_scale.find(find(v)); c != class_scale.end()) out[v] = c->second;
+  return out;
+}
+
 }  // namespace
 
 ir::Tensor QuantizeWeights(const ir::Tensor& w, int axis, std::vector<float>* scales) {
@@ -127,9 +167,11 @@ StatusOr<QuantizeReport> QuantizeGraph(ir::Graph& g, const Ranges& ranges) {
     for (const ir::Value* o : g.outputs()) v.push_back(o->name());
     return v;
   }();
+  const std::unordered_map<const ir::Value*, float> shared = ConcatScales(g, ranges);
   auto scale_of = [&](const ir::Value* v) -> StatusOr<float> {
     auto it = scale.find(v);
     if (it != scale.end()) return it->second;
+    if (auto c = shared.find(v); c != shared.end()) return scale[v] = c->second;
     auto r = ranges.find(v->name());
     if (r == ranges.end()) return InvalidArgumentError("no calibration range for '{}'", v->name());
     return scale[v] = ScaleFor(r->second.abs_limit);

@@ -10,6 +10,7 @@
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
+#include "compiler/passes/pass_manager.h"
 
 namespace tessera::quant {
 namespace {
@@ -240,6 +241,57 @@ TEST(Quantizer, ActivationProductsBecomeQBatchMatMul) {
     top = std::max(top, std::fabs((*fo)[0].data<float>()[i]));
   }
   EXPECT_LT(err, 0.05f * top);
+}
+
+// A dense block: every feature is an operand of each later concat, each
+// newer feature with a larger range (before: a requantize of %p for %c1 and
+// of %c1 for %c2 on the CPU). All of them and the concats share one scale (the largest), so the producers write
+// it directly: no requantize is left, every concat reads int8 operands of
+// the concat's own scale, and a batch_norm that did not fold runs as an
+// int8 depthwise conv (batchnorm-to-conv) reading the concat.
+TEST(Quantizer, DenseBlockConcatsShareOneScale) {
+  std::mt19937 rng(3);
+  const std::string t =
+      "graph @g(%x: f32[1,16,4,4]) {\n  %w1: f32[16,16,1,1] = const 0x" + RandomHex(256, rng, 0.2f) +
+      "\n  %w0: f32[16,16,1,1] = const 0x" + RandomHex(256, rng, 1.f) + "\n  %w2: f32[16,32,3,3] = const 0x" +
+      RandomHex(16 * 32 * 9, rng, 0.5f) + "\n  %w3: f32[16,48,1,1] = const 0x" + RandomHex(16 * 48, rng, 0.5f) +
+      "\n  %s: f32[48] = const 0x" + RandomHex(48, rng, 1.f) + "\n  %v: f32[48] = const 0x" + RandomHex(48, rng, 0.1f) +
+      "\n"
+      "  %a: f32[1,16,4,4] = conv(%x, %w1) {act_min=0}\n"
+      "  %p: f32[1,16,4,4] = max_pool(%a) {kernel=[1, 1]}\n"
+      "  %b: f32[1,16,4,4] = conv(%p, %w0)\n"
+      "  %c1: f32[1,32,4,4] = concat(%p, %b) {axis=1}\n"
+      "  %d: f32[1,16,4,4] = conv(%c1, %w2) {pads=[1, 1, 1, 1]}\n"
+      "  %c2: f32[1,48,4,4] = concat(%c1, %d) {axis=1}\n"
+      "  %n: f32[1,48,4,4] = batch_norm(%c2, %s, %v, %v, %q) {epsilon=1}\n"
+      "  %r: f32[1,48,4,4] = relu(%n)\n"
+      "  %e: f32[1,16,4,4] = conv(%r, %w3)\n"
+      "  return %e\n}\n";
+  std::string var = "  %q: f32[48] = const [";
+  for (int i = 0; i < 48; ++i) var += i ? ", 0.5" : "0.5";
+  auto g = ir::ParseGraph(t.substr(0, t.find("  %a:")) + var + "]\n" + t.substr(t.find("  %a:")));
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  auto pr = passes::RunPasses(**g, passes::DefaultPipeline());
+  ASSERT_TRUE(pr.ok()) << pr.status().ToString();
+  ir::Tensor x(ir::DType::kF32, {4, 16, 4, 4});
+  std::normal_distribution<float> d(0.f, 1.f);
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = d(rng);
+  auto r = QuantizePostTraining(**g, x);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->float_ops.empty()) << r->ToString();
+  int concats = 0, depthwise = 0;
+  for (const ir::Node* n : (*g)->nodes()) {
+    EXPECT_NE(n->op(), "requantize") << ir::PrintGraph(**g);
+    depthwise += n->op() == "qconv" && n->attrs().Int("group", 1) == 48;
+    if (n->op() != "concat") continue;
+    ++concats;
+    for (const ir::Value* in : n->inputs()) {
+      ASSERT_EQ(in->type().dtype, ir::DType::kI8) << n->Describe();
+      EXPECT_EQ(in->type().quant, n->output()->type().quant) << n->Describe();
+    }
+  }
+  EXPECT_EQ(concats, 2) << ir::PrintGraph(**g);
+  EXPECT_EQ(depthwise, 1) << ir::PrintGraph(**g);
 }
 
 }  // namespace

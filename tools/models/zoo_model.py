@@ -5,7 +5,7 @@ output for it and calibration inputs.
 The zoo is torchvision families (random init, seeded; BatchNorm statistics
 randomised as in torchvision_model.py) plus hand-written models for the
 patterns the compiler must cover: a squeeze-and-excitation block, concat
-branches, a U-Net with Resize and ConvTranspose, a decoder with overlapping
+branches, DenseNet-style dense blocks with a transition, a U-Net with Resize and ConvTranspose, a decoder with overlapping
 ConvTranspose (4x4/2 and 3x3/2 with output_padding), ResNeXt/ShuffleNet-style
 grouped convs, a dilated ASPP head, a 2-layer transformer encoder over token
 embeddings, and an LSTM keyword spotter with a 1-D conv front end.
@@ -22,6 +22,38 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 import torchvision
+
+
+class DenseLayer(nn.Module):
+    """DenseNet's pre-activation bottleneck: BN-ReLU-1x1 conv, BN-ReLU-3x3 conv, concatenated to its input."""
+
+    def __init__(self, c, growth):
+        super().__init__()
+        self.norm1, self.conv1 = nn.BatchNorm2d(c), nn.Conv2d(c, 2 * growth, 1, bias=False)
+        self.norm2, self.conv2 = nn.BatchNorm2d(2 * growth), nn.Conv2d(2 * growth, growth, 3, padding=1, bias=False)
+
+    def forward(self, x):
+        y = self.conv2(F.relu(self.norm2(self.conv1(F.relu(self.norm1(x))))))
+        return torch.cat([x, y], 1)
+
+
+class DenseBlocks(nn.Module):
+    """DenseNet in small: stem, a dense block of 3 layers, a transition (BN-ReLU-1x1 conv-avg pool), a dense block of
+    2 layers, the final BN-ReLU, global pool and classifier."""
+
+    def __init__(self, growth=16):
+        super().__init__()
+        self.stem, self.norm0 = nn.Conv2d(3, 32, 3, padding=1, bias=False), nn.BatchNorm2d(32)
+        self.block1 = nn.Sequential(*[DenseLayer(32 + i * growth, growth) for i in range(3)])
+        self.norm_t, self.conv_t = nn.BatchNorm2d(80), nn.Conv2d(80, 48, 1, bias=False)
+        self.block2 = nn.Sequential(*[DenseLayer(48 + i * growth, growth) for i in range(2)])
+        self.norm5, self.fc = nn.BatchNorm2d(80), nn.Linear(80, 10)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.norm0(self.stem(x))), 3, 2, 1)
+        x = self.block1(x)
+        x = self.block2(F.avg_pool2d(self.conv_t(F.relu(self.norm_t(x))), 2))
+        return self.fc(torch.flatten(F.adaptive_avg_pool2d(F.relu(self.norm5(x)), 1), 1))
 
 
 class SeBlock(nn.Module):
@@ -215,6 +247,7 @@ class LstmKws(nn.Module):
 HAND_WRITTEN = {
     "se_block": (SeBlock, (1, 3, 32, 32), "image"),
     "concat_branches": (ConcatBranches, (1, 3, 32, 32), "image"),
+    "dense_blocks": (DenseBlocks, (1, 3, 32, 32), "image"),
     "unet": (UNet, (1, 3, 32, 32), "image"),
     "decoder_ct": (DecoderCt, (1, 3, 32, 32), "image"),
     "grouped_convs": (GroupedConvs, (1, 3, 32, 32), "image"),
