@@ -85,10 +85,12 @@ std::vector<uint8_t> ReplyFrame(uint8_t status, uint8_t tag, const std::vector<u
   return r;
 }
 
-UartOptions Options(const std::string& path) {
+// Tests whose board answers wait long enough for a loaded machine to
+// schedule the peer thread; only the silent-board tests use a short timeout.
+UartOptions Options(const std::string& path, int timeout_ms = 2000) {
   UartOptions o;
   o.path = path;
-  o.timeout_ms = 30;
+  o.timeout_ms = timeout_ms;
   o.retries = 2;
   o.memory_bytes = 131072;
   return o;
@@ -96,7 +98,7 @@ UartOptions Options(const std::string& path) {
 
 TEST(UartLink, SilentBoardTimesOut) {
   Pty pty;
-  auto link = UartLink::Open(Options(pty.path()));
+  auto link = UartLink::Open(Options(pty.path(), 30));
   ASSERT_TRUE(link.ok()) << link.status().ToString();
   const auto t0 = std::chrono::steady_clock::now();
   StatusOr<uint32_t> v = (*link)->ReadReg(0);
