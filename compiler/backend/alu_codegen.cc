@@ -46,7 +46,7 @@ Status Drain(Stream& s) {
   return s.Pop(Module::kStore, Module::kCompute);
 }
 
-// The end of an element-wise tile (qadd, qmul): hand the result rows at
+// The end of an element-wise tile (qadd, qmul, unary ALU programs): hand the result rows at
 // `base` to the store module, store them to `out`'s tiles [first, first + n),
 // and release the accumulator half when a later tile will reuse it.
 Status StoreTile(Stream& s, int64_t base, const Slot& out, int64_t first, int64_t n, bool more,
@@ -332,10 +332,7 @@ Status EmitUnary(Stream& s, const HwConfig& cfg, const UnaryCodegen& u) {
         TSR_RETURN_IF_ERROR(s.AluVec(k, st.op));
       }
     }
-    TSR_RETURN_IF_ERROR(s.Push(Module::kCompute, Module::kStore));
-    TSR_RETURN_IF_ERROR(s.Pop(Module::kCompute, Module::kStore));
-    TSR_RETURN_IF_ERROR(s.Store(base_t, u.out, t0, Dma2D{1, n}).WithContext(u.name));
-    if (t + 2 < total) TSR_RETURN_IF_ERROR(s.Push(Module::kStore, Module::kCompute));
+    TSR_RETURN_IF_ERROR(StoreTile(s, base_t, u.out, t0, n, t + 2 < total, u.name));
   }
   return Drain(s);
 }

@@ -199,6 +199,12 @@ class Compiler {
       return slots[buffer] = s;
     };
     auto buffer_bytes = [&](const std::string& name) -> uint64_t { return Buffer(name)->bytes(); };
+    auto buffer_slot = [&](const std::string& buffer) { return slot(buffer, buffer_bytes(buffer)); };
+    // ALU parameter rows (each value broadcast over a row) in a new buffer named after `owner`'s output.
+    auto param_rows = [&](const ir::Node* owner, const std::vector<int64_t>& values) -> StatusOr<Slot> {
+      std::vector<uint8_t> pp = PackBroadcastRows(cfg_, static_cast<int64_t>(values.size()), values);
+      return slot(NewBuffer("p:" + owner->output()->name(), pp.size(), &pp), pp.size());
+    };
     // What every GEMM layer's codegen shares: geometry, tiling, requantize, and its channel parameters
     // packed into a new buffer; the weight and parameter slots follow the caller's input and output slots.
     auto gemm_layer = [&](const ConvBlocking& blocks, const std::string& wb) -> StatusOr<ConvCodegen> {
@@ -207,8 +213,8 @@ class Compiler {
       ConvCodegen c;
       c.name = n->Label();
       c.geo = p.geo, c.blocks = blocks, c.tiling = p.tiling;
-      TSR_ASSIGN_OR_RETURN(c.weights, slot(wb, buffer_bytes(wb)));
-      TSR_ASSIGN_OR_RETURN(c.params, slot(pb, buffer_bytes(pb)));
+      TSR_ASSIGN_OR_RETURN(c.weights, buffer_slot(wb));
+      TSR_ASSIGN_OR_RETURN(c.params, buffer_slot(pb));
       c.shift = static_cast<int>(n->attrs().Int("shift"));
       c.act_min = n->attrs().Int("act_min", -128);
       c.act_max = n->attrs().Int("act_max", 127);
@@ -232,8 +238,8 @@ class Compiler {
         const WeightPacking wp = WeightPackingOf(p.geo, blocks);
         const std::string wb = NewBuffer("w:" + n->output()->name(), PackedWeightBytes(cfg_, wp));
         SetWeightPacking(cfg_, *n, wp, Buffer(wb));
-        TSR_ASSIGN_OR_RETURN(Slot sx, slot(in_buf, buffer_bytes(in_buf)));
-        TSR_ASSIGN_OR_RETURN(Slot sy, slot(out_buf, buffer_bytes(out_buf)));
+        TSR_ASSIGN_OR_RETURN(Slot sx, buffer_slot(in_buf));
+        TSR_ASSIGN_OR_RETURN(Slot sy, buffer_slot(out_buf));
         TSR_ASSIGN_OR_RETURN(ConvCodegen c, gemm_layer(blocks, wb));
         if (p.op == AccelOp::kDense) {
           c.in = ActView{sx, 0, 0, 1, blocks.icb};
@@ -252,12 +258,11 @@ class Compiler {
           TSR_ASSIGN_OR_RETURN(std::string rb, DeviceInput(a->input(1 - k)));
           Slot sr = sx;  // one buffer, one slot
           if (rb != in_buf) {
-            TSR_ASSIGN_OR_RETURN(sr, slot(rb, buffer_bytes(rb)));
+            TSR_ASSIGN_OR_RETURN(sr, buffer_slot(rb));
           }
           c.residual = NchwView(sr, blocks.ocb, p.geo.oh, p.geo.ow);
           const auto mult = a->attrs().Ints("multiplier"), shift = a->attrs().Ints("shift");
-          std::vector<uint8_t> pp = PackBroadcastRows(cfg_, 3, {mult.at(k), mult.at(1 - k), 1});
-          TSR_ASSIGN_OR_RETURN(c.add_params, slot(NewBuffer("p:" + a->output()->name(), pp.size(), &pp), pp.size()));
+          TSR_ASSIGN_OR_RETURN(c.add_params, param_rows(a, {mult.at(k), mult.at(1 - k), 1}));
           c.add_shift_conv = static_cast<int>(shift.at(k)), c.add_shift_res = static_cast<int>(shift.at(1 - k));
           c.add_post_shift = static_cast<int>(a->attrs().Int("post_shift"));
           c.add_min = a->attrs().Int("act_min", -128), c.add_max = a->attrs().Int("act_max", 127);
@@ -273,8 +278,8 @@ class Compiler {
         const WeightPacking wp = MatrixPacking(cfg_, p.geo.oc, p.geo.ic);
         TSR_CHECK(wp.ocb == blocks.ocb && wp.ibpo == blocks.ibpo && !blocks.depthwise, "matmul blocking of {}",
                   n->Label());
-        TSR_ASSIGN_OR_RETURN(Slot sx, slot(in_buf, buffer_bytes(in_buf)));
-        TSR_ASSIGN_OR_RETURN(Slot sy, slot(out_buf, buffer_bytes(out_buf)));
+        TSR_ASSIGN_OR_RETURN(Slot sx, buffer_slot(in_buf));
+        TSR_ASSIGN_OR_RETURN(Slot sy, buffer_slot(out_buf));
         TSR_ASSIGN_OR_RETURN(ConvCodegen c, gemm_layer(blocks, wb));
         const int64_t row_blocks = p.geo.ih, matrix_tiles = wp.ocb * wp.ibpo;
         for (int64_t g = 0; g < p.products; ++g) {
@@ -294,13 +299,12 @@ class Compiler {
         TSR_ASSIGN_OR_RETURN(std::string in_buf, DeviceInput(n->input(0)));
         TSR_ASSIGN_OR_RETURN(std::string out_buf, DeviceValue(n->output()));
         const int64_t cb = CeilDiv(pc.c, cfg_.block_in);
-        TSR_ASSIGN_OR_RETURN(Slot sx, slot(in_buf, buffer_bytes(in_buf)));
-        TSR_ASSIGN_OR_RETURN(Slot sy, slot(out_buf, buffer_bytes(out_buf)));
+        TSR_ASSIGN_OR_RETURN(Slot sx, buffer_slot(in_buf));
+        TSR_ASSIGN_OR_RETURN(Slot sy, buffer_slot(out_buf));
         pc.in = ViewOf(sx, n->input(0), cb, pc.ih, pc.iw);
         pc.out = ViewOf(sy, n->output(), cb, pc.oh, pc.ow);
         if (!pc.max) {
-          std::vector<uint8_t> pp = PackBroadcastRows(cfg_, 1, {n->attrs().Ints("multiplier").at(0)});
-          TSR_ASSIGN_OR_RETURN(pc.params, slot(NewBuffer("p:" + n->output()->name(), pp.size(), &pp), pp.size()));
+          TSR_ASSIGN_OR_RETURN(pc.params, param_rows(n, {n->attrs().Ints("multiplier").at(0)}));
         }
         TSR_RETURN_IF_ERROR(EmitPool(stream, cfg_, pc));
         break;
@@ -315,11 +319,10 @@ class Compiler {
         TSR_ASSIGN_OR_RETURN(std::string bb, DeviceInput(n->input(1)));
         TSR_ASSIGN_OR_RETURN(std::string by, DeviceValue(n->output()));
         const auto mult = n->attrs().Ints("multiplier"), shift = n->attrs().Ints("shift");
-        std::vector<uint8_t> pp = PackBroadcastRows(cfg_, 3, {mult.at(0), mult.at(1), 1});
-        TSR_ASSIGN_OR_RETURN(a.a, slot(ba, buffer_bytes(ba)));
-        TSR_ASSIGN_OR_RETURN(a.b, slot(bb, buffer_bytes(bb)));  // y = c + c: one buffer, one slot
-        TSR_ASSIGN_OR_RETURN(a.out, slot(by, buffer_bytes(by)));
-        TSR_ASSIGN_OR_RETURN(a.params, slot(NewBuffer("p:" + n->output()->name(), pp.size(), &pp), pp.size()));
+        TSR_ASSIGN_OR_RETURN(a.a, buffer_slot(ba));
+        TSR_ASSIGN_OR_RETURN(a.b, buffer_slot(bb));  // y = c + c: one buffer, one slot
+        TSR_ASSIGN_OR_RETURN(a.out, buffer_slot(by));
+        TSR_ASSIGN_OR_RETURN(a.params, param_rows(n, {mult.at(0), mult.at(1), 1}));
         a.shift_a = static_cast<int>(shift.at(0)), a.shift_b = static_cast<int>(shift.at(1));
         a.post_shift = static_cast<int>(n->attrs().Int("post_shift"));
         a.act_min = n->attrs().Int("act_min", -128), a.act_max = n->attrs().Int("act_max", 127);
@@ -337,11 +340,10 @@ class Compiler {
         TSR_ASSIGN_OR_RETURN(std::string ba, DeviceInput(n->input(0)));
         TSR_ASSIGN_OR_RETURN(std::string bb, DeviceInput(n->input(1)));
         TSR_ASSIGN_OR_RETURN(std::string by, DeviceValue(n->output()));
-        std::vector<uint8_t> pp = PackBroadcastRows(cfg_, 1, {n->attrs().Int("multiplier")});
-        TSR_ASSIGN_OR_RETURN(mc.a, slot(ba, buffer_bytes(ba)));
-        TSR_ASSIGN_OR_RETURN(mc.b, slot(bb, buffer_bytes(bb)));
-        TSR_ASSIGN_OR_RETURN(mc.out, slot(by, buffer_bytes(by)));
-        TSR_ASSIGN_OR_RETURN(mc.params, slot(NewBuffer("p:" + n->output()->name(), pp.size(), &pp), pp.size()));
+        TSR_ASSIGN_OR_RETURN(mc.a, buffer_slot(ba));
+        TSR_ASSIGN_OR_RETURN(mc.b, buffer_slot(bb));
+        TSR_ASSIGN_OR_RETURN(mc.out, buffer_slot(by));
+        TSR_ASSIGN_OR_RETURN(mc.params, param_rows(n, {n->attrs().Int("multiplier")}));
         mc.shift = static_cast<int>(n->attrs().Int("shift"));
         mc.act_min = n->attrs().Int("act_min", -128), mc.act_max = n->attrs().Int("act_max", 127);
         TSR_RETURN_IF_ERROR(EmitMul(stream, cfg_, mc));
@@ -356,12 +358,11 @@ class Compiler {
         u.program = exec::AluProgramOf(*n);
         TSR_ASSIGN_OR_RETURN(std::string bx, DeviceInput(n->input(0)));
         TSR_ASSIGN_OR_RETURN(std::string by, DeviceValue(n->output()));
-        TSR_ASSIGN_OR_RETURN(u.in, slot(bx, buffer_bytes(bx)));
-        TSR_ASSIGN_OR_RETURN(u.out, slot(by, buffer_bytes(by)));
+        TSR_ASSIGN_OR_RETURN(u.in, buffer_slot(bx));
+        TSR_ASSIGN_OR_RETURN(u.out, buffer_slot(by));
         const std::vector<int64_t> params = ProgramParams(u.program);
         if (!params.empty()) {
-          std::vector<uint8_t> pp = PackBroadcastRows(cfg_, static_cast<int64_t>(params.size()), params);
-          TSR_ASSIGN_OR_RETURN(u.params, slot(NewBuffer("p:" + n->output()->name(), pp.size(), &pp), pp.size()));
+          TSR_ASSIGN_OR_RETURN(u.params, param_rows(n, params));
         }
         TSR_RETURN_IF_ERROR(EmitUnary(stream, cfg_, u));
         break;
