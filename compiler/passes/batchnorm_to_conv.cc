@@ -10,7 +10,6 @@
 //   before: %y = batch_norm(%x, %g, %b, %m, %v)          %x: f32[N, C, H, W]
 //   after:  %y = conv(%x, %w.bn: [C, 1, 1, 1], %b.bn: [C]) {group = C}
 // Runs after fold-batchnorm, before fuse-activation (which then fuses the ReLU).
-#include <cmath>
 #include <vector>
 
 #include "compiler/ir/graph.h"
@@ -28,14 +27,12 @@ StatusOr<PassStats> BatchNormToConv(ir::Graph& g) {
     for (int i = 1; i < 5; ++i) consts &= bn->input(i)->is_constant() && bn->input(i)->type().dtype == ir::DType::kF32;
     if (!consts) continue;
     const int64_t c = bn->input(0)->type().shape[1];
-    const float eps = bn->attrs().Float("epsilon", 1e-5f);
-    const float *gamma = bn->input(1)->data().data<float>(), *beta = bn->input(2)->data().data<float>(),
-                *mean = bn->input(3)->data().data<float>(), *var = bn->input(4)->data().data<float>();
+    const float *beta = bn->input(2)->data().data<float>(), *mean = bn->input(3)->data().data<float>();
+    const std::vector<float> scale = BatchNormScale(*bn);
     ir::Tensor w(ir::DType::kF32, {c, 1, 1, 1}), b(ir::DType::kF32, {c});
     for (int64_t k = 0; k < c; ++k) {
-      const float a = gamma[k] / std::sqrt(var[k] + eps);
-      w.data<float>()[k] = a;
-      b.data<float>()[k] = beta[k] - mean[k] * a;
+      w.data<float>()[k] = scale[k];
+      b.data<float>()[k] = beta[k] - mean[k] * scale[k];
     }
     const std::string base = bn->input(1)->name();
     ir::Value* wv = g.AddConstant(g.UniqueName(base + ".bn_w"), std::move(w));

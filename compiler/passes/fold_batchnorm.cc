@@ -6,7 +6,6 @@
 //   a[m] = gamma[m] / sqrt(var[m] + epsilon).
 //   before: %c = conv(%x, %w)   %y = batch_norm(%c, %g, %b, %m, %v)
 //   after:  %y = conv(%x, %w.bn, %b.bn)
-#include <cmath>
 #include <vector>
 
 #include "compiler/ir/graph.h"
@@ -34,13 +33,10 @@ StatusOr<PassStats> FoldBatchNorm(ir::Graph& g) {
     auto channel = [&](int64_t e) {
       return transposed ? e / (ocg * kk) / icg * ocg + e / kk % ocg : e / (w.numel() / m);
     };
-    const float eps = bn->attrs().Float("epsilon", 1e-5f);
-    const float *gamma = bn->input(1)->data().data<float>(), *beta = bn->input(2)->data().data<float>(),
-                *mean = bn->input(3)->data().data<float>(), *var = bn->input(4)->data().data<float>();
+    const float *beta = bn->input(2)->data().data<float>(), *mean = bn->input(3)->data().data<float>();
     ir::Tensor nw(ir::DType::kF32, w.shape()), nb(ir::DType::kF32, {m});
-    std::vector<float> a(m);
+    const std::vector<float> a = BatchNormScale(*bn);
     for (int64_t c = 0; c < m; ++c) {
-      a[c] = gamma[c] / std::sqrt(var[c] + eps);
       const float b = conv->num_inputs() > 2 ? conv->input(2)->data().data<float>()[c] : 0.f;
       nb.data<float>()[c] = (b - mean[c]) * a[c] + beta[c];
     }

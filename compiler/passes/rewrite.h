@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "compiler/ir/graph.h"
 
@@ -17,5 +18,9 @@ bool SingleNodeUse(const ir::Graph& g, const ir::Value* v);
 
 // The unique user node of v, or nullptr.
 ir::Node* OnlyUser(const ir::Graph& g, const ir::Value* v);
+
+// A batch_norm's per-channel scale gamma / sqrt(var + epsilon); its
+// gamma and var inputs are f32 constants.
+std::vector<float> BatchNormScale(const ir::Node& bn);
 
 }  // namespace tessera::passes
