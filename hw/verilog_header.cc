@@ -4,6 +4,7 @@
 
 #include <cctype>
 
+#include "isa/base/math.h"
 #include "isa/config.h"
 #include "isa/regs.h"
 #include "sim/timing.h"
@@ -90,13 +91,8 @@ std::string GenerateVerilogHeader(const HwConfig& cfg) {
   // Bits of a device address below dram.size_bytes, and of a stream index or
   // instruction count (a launched stream lies in the DRAM window: at most
   // size / 16 instructions): the RTL's address and index widths.
-  auto bits_below = [](uint64_t n) {  // ceil(log2(n))
-    int b = 0;
-    while (b < 64 && (uint64_t{1} << b) < n) ++b;
-    return b;
-  };
-  w.Int("TSR_DEV_ADDR_BITS", bits_below(cfg.dram_size_bytes), "device addresses [0, dram.size_bytes)");
-  w.Int("TSR_STREAM_IDX_BITS", bits_below(cfg.dram_size_bytes / kInsnBytes + 1),
+  w.Int("TSR_DEV_ADDR_BITS", CeilLog2(cfg.dram_size_bytes), "device addresses [0, dram.size_bytes)");
+  w.Int("TSR_STREAM_IDX_BITS", CeilLog2(cfg.dram_size_bytes / kInsnBytes + 1),
         "stream indices and counts [0, dram.size_bytes / 16]");
   w.Int("TSR_INSN_BITS", kInsnBits);
   w.Int("TSR_INSN_BYTES", kInsnBytes);

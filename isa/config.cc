@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "isa/base/file.h"
+#include "isa/base/math.h"
 #include "isa/fingerprint.h"
 
 namespace tessera {
@@ -16,11 +17,6 @@ namespace {
 using Json = nlohmann::json;
 
 bool IsPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
-int Log2(int64_t v) {
-  int b = 0;
-  while ((int64_t{1} << b) < v) ++b;
-  return b;
-}
 
 std::string JoinInts(const std::vector<int64_t>& v) {
   std::string s;
@@ -101,7 +97,7 @@ int WidthOfRule(const HwConfig& c, WidthRule r, int fixed) {
     case WidthRule::kSrcIdx: return std::max(c.inp_idx_bits, c.acc_idx_bits);
     case WidthRule::kWgtIdx: return c.wgt_idx_bits;
     case WidthRule::kIterCount: return std::max({c.inp_idx_bits, c.wgt_idx_bits, c.acc_idx_bits});
-    case WidthRule::kDramIdx: return Log2(static_cast<int64_t>(c.dram_size_bytes / kUopBytes));
+    case WidthRule::kDramIdx: return CeilLog2(c.dram_size_bytes / kUopBytes);
   }
   TSR_UNREACHABLE("bad width rule {}", static_cast<int>(r));
 }
@@ -166,7 +162,7 @@ Status Validate(HwConfig& c, const std::string& source) {
                                           "(set by gemm.* and datatypes.*)",
                                           b.bytes, b.tile));
     *b.entries = b.bytes / b.tile;
-    *b.bits = Log2(*b.entries);
+    *b.bits = CeilLog2(static_cast<uint64_t>(*b.entries));
   }
   c.macs_per_cycle = int64_t{c.batch} * c.block_in * c.block_out;
   TSR_ASSIGN_OR_RETURN(c.layout, ComputeIsaLayout(c, DefaultIsaTables(), source));
