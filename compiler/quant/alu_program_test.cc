@@ -33,7 +33,6 @@ int64_t Reference(const Fn& f, int64_t q, double sx, double sy) {
 
 TEST(AluProgram, HardActivationsWithinOneStepOfFloat) {
   const Fn fns[] = {{1.0 / 6, 0.5, false}, {1.0 / 6, 0.5, true}, {0.2, 0.5, false}, {0.5, -0.25, false}};
-  int cases = 0;
   for (const Fn& f : fns)
     for (double limit_x : {0.05, 0.5, 3.0, 6.0, 8.0, 20.0, 200.0}) {
       const double sx = limit_x / 127;
@@ -50,9 +49,7 @@ TEST(AluProgram, HardActivationsWithinOneStepOfFloat) {
             << "alpha " << f.alpha << " swish " << f.swish << " sx " << sx << " q " << q;
         EXPECT_LE(std::abs(got - Reference(f, q, sx, sy)), 1);
       }
-      ++cases;
     }
-  EXPECT_EQ(cases, 28);
 }
 
 TEST(AluProgram, RefusesNegativeSlopeAndDegenerateScales) {
