@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "compiler/backend/align_concat.h"
 #include "compiler/backend/batch_matmul.h"
 #include "compiler/backend/channel_slices.h"
 #include "compiler/backend/constants.h"
@@ -16,6 +17,7 @@
 #include "compiler/backend/tsr.pb.h"
 #include "compiler/backend/tsr_check.h"
 #include "compiler/exec/kernel.h"
+#include "compiler/ir/verifier.h"
 #include "isa/base/check.h"
 #include "isa/base/file.h"
 #include "isa/base/math.h"
@@ -424,6 +426,14 @@ class Compiler {
 
 StatusOr<std::unique_ptr<tsr::Model>> CompileGraph(const ir::Graph& g, const HwConfig& cfg,
                                                    const BackendOptions& opts) {
+  if (cfg.block_in == cfg.block_out) {  // concats padded to channel blocks run in place (align_concat.h)
+    std::unique_ptr<ir::Graph> aligned = g.Clone();
+    if (AlignChannelConcats(*aligned, cfg.block_in) > 0) {
+      const Status v = ir::Verify(*aligned);
+      TSR_CHECK(v.ok(), "align-concat built an invalid graph: {}", v.ToString());
+      return Compiler(*aligned, cfg, opts).Run();
+    }
+  }
   return Compiler(g, cfg, opts).Run();
 }
 

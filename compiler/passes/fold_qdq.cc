@@ -123,10 +123,11 @@ namespace {
 bool IsMovement(const std::string& op) {
   return op == "max_pool" || op == "global_max_pool" || op == "reshape" || op == "flatten" || op == "transpose" ||
          op == "squeeze" || op == "unsqueeze" || op == "identity" || op == "pad" || op == "slice" || op == "expand" ||
-         op == "tile" || op == "resize";
+         op == "tile" || op == "resize" || op == "gather";
 }
 
-// y = quantize(op(dequantize(x))) for ops that commute with the affine map.
+// y = quantize(op(dequantize(x))) for ops that commute with the affine map
+// (a gather's indices, operand 1, are carried over).
 bool FoldMovement(ir::Graph& g, ir::Node* q, ir::Node* p) {
   ir::Value* x = Dq(p->input(0));
   if (!x || !x->type().quant || x->type().quant->per_axis()) return false;
@@ -134,14 +135,16 @@ bool FoldMovement(ir::Graph& g, ir::Node* q, ir::Node* p) {
   if (p->op() == "pad" && p->attrs().Str("mode", "constant") == "constant" && x->type().dtype != ir::DType::kI8 &&
       x->type().dtype != ir::DType::kU8)
     return false;
+  std::vector<ir::Value*> in = p->inputs();
+  in[0] = x;
   const ir::TensorType& y = q->output()->type();
   if (y.quant == x->type().quant) {
-    ReplaceQuantize(g, q, p->op(), {x}, p->attrs());
+    ReplaceQuantize(g, q, p->op(), in, p->attrs());
     return true;
   }
   if (!SymI8(x->type()) || !SymI8(y)) return false;
   // Same op on int8, then a requantize to the output scale.
-  ir::Node* moved = g.AddNode(p->op(), {x}, {g.UniqueName(q->output()->name() + ".i8")}, p->attrs(), p->name(), q);
+  ir::Node* moved = g.AddNode(p->op(), in, {g.UniqueName(q->output()->name() + ".i8")}, p->attrs(), p->name(), q);
   std::vector<ir::TensorType> types;
   if (!ir::InferNodeTypes(*moved, &types).ok()) {
     g.RemoveNode(moved);

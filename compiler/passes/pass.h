@@ -44,11 +44,13 @@ StatusOr<PassStats> FoldBatchNorm(ir::Graph& g);        // fold_batchnorm.cc
 StatusOr<PassStats> BatchNormToConv(ir::Graph& g);      // batchnorm_to_conv.cc
 StatusOr<PassStats> FuseBias(ir::Graph& g);             // fuse_bias.cc
 StatusOr<PassStats> FuseActivation(ir::Graph& g);       // fuse_activation.cc
+StatusOr<PassStats> FoldChannelShuffle(ir::Graph& g);   // fold_channel_shuffle.cc
 StatusOr<PassStats> HoistRnnInput(ir::Graph& g);        // hoist_rnn_input.cc
 StatusOr<PassStats> ConvTransposeToConv(ir::Graph& g);  // conv_transpose_to_conv.cc
 StatusOr<PassStats> FuseHardSwish(ir::Graph& g);        // fuse_hard_swish.cc
 StatusOr<PassStats> FoldQdq(ir::Graph& g);              // fold_qdq.cc
 StatusOr<PassStats> FoldRequantize(ir::Graph& g);       // fold_requantize.cc
+StatusOr<PassStats> ChannelGatherToConv(ir::Graph& g);  // channel_gather_to_conv.cc
 StatusOr<PassStats> EliminateDeadCode(ir::Graph& g);    // dce.cc
 
 }  // namespace tessera::passes

@@ -38,6 +38,8 @@ const std::vector<PassInfo>& AllPasses() {
        "rewrite a batch_norm that did not fold as a depthwise 1x1 conv (per-channel weight and bias)"},
       {"fuse-bias", FuseBias, "fold a constant add into conv/gemm/matmul as its bias"},
       {"fuse-activation", FuseActivation, "fold relu/clip into conv/gemm/matmul/add as act_min/act_max"},
+      {"fold-channel-shuffle", FoldChannelShuffle,
+       "rewrite channel shuffles and channel slices as gathers and fold them into the convs that read them"},
       {"hoist-rnn-input", HoistRnnInput, "move the input projections x W^T of lstm/gru/rnn into one matmul"},
       {"conv-transpose-to-conv", ConvTransposeToConv,
        "rewrite a conv_transpose as one conv over its stride phases, a pixel shuffle (reshape/transpose) and a crop"},
@@ -46,6 +48,8 @@ const std::vector<PassInfo>& AllPasses() {
        "rewrite dequantize -> op -> quantize into int8 ops (qconv, qmatmul, qadd, qmul, qavg_pool, qhard_sigmoid, "
        "qhard_swish, requantize)"},
       {"fold-requantize", FoldRequantize, "fold a requantize into the qconv/qmatmul whose only use it is"},
+      {"channel-gather-to-conv", ChannelGatherToConv,
+       "run an int8 channel gather as a 1x1 qconv with 0/1 weights and unit requantization"},
       {"dce", EliminateDeadCode, "remove nodes and constants nothing uses"},
   };
   return passes;
@@ -58,17 +62,10 @@ const PassInfo* FindPass(const std::string& name) {
 }
 
 std::vector<std::string> DefaultPipeline() {
-  return {"eliminate-identity",
-          "constant-folding",
-          "fold-batchnorm",
-          "batchnorm-to-conv",
-          "fuse-bias",
-          "fuse-activation",
-          "hoist-rnn-input",
-          "conv-transpose-to-conv",
-          "fuse-hard-swish",
-          "fold-qdq",
-          "dce"};
+  return {"eliminate-identity",   "constant-folding", "fold-batchnorm",
+          "batchnorm-to-conv",    "fuse-bias",        "fuse-activation",
+          "fold-channel-shuffle", "hoist-rnn-input",  "conv-transpose-to-conv",
+          "fuse-hard-swish",      "fold-qdq",         "dce"};
 }
 
 StatusOr<std::vector<std::string>> ParsePassList(const std::string& list) {

@@ -90,7 +90,8 @@ TEST(Passes, FloatPipelinePreservesResults) {
   EXPECT_EQ(summary,
             "eliminate-identity: 1 removed\nconstant-folding: no change\nfold-batchnorm: 1 folded\nbatchnorm-to-conv: "
             "no change\n"
-            "fuse-bias: 2 fused\nfuse-activation: 2 fused\nhoist-rnn-input: no change\nconv-transpose-to-conv: no "
+            "fuse-bias: 2 fused\nfuse-activation: 2 fused\nfold-channel-shuffle: no change\nhoist-rnn-input: no "
+            "change\nconv-transpose-to-conv: no "
             "change\nfuse-hard-swish: no "
             "change\nfold-qdq: no change\ndce: 8 "
             "constants removed\n");
@@ -287,6 +288,84 @@ TEST(Passes, FoldQdqMatchesFakeQuantization) {
   auto again = ir::ParseGraph(out);
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_EQ(ir::PrintGraph(**again), out);
+}
+
+// fold-channel-shuffle and channel-gather-to-conv change no result: the float
+// graph computes the same after the shuffles and slices fold into its convs
+// (any number of groups), and the int8 0/1 selection qconv equals the int8
+// gather it replaces bit for bit (zero points, -128, repeated and negative
+// indices included).
+std::string Floats(int64_t n, std::mt19937& rng) {
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::string s;
+  for (int64_t i = 0; i < n; ++i) s += (i ? ", " : "") + fmt::format("{}", u(rng));
+  return "[" + s + "]";
+}
+
+// A shuffle of 12 channels in `groups` groups of %in, its halves (%a, %b),
+// a 1x1 conv on %b, a concat, and a depthwise 3x3 + 1x1 conv on the shuffle.
+std::string ShuffleGraph(int groups, std::mt19937& rng) {
+  const int k = 12 / groups;
+  return fmt::format(
+      "graph @g(%x: f32[1,12,5,5]) {{\n"
+      "  %w: f32[6,6,1,1] = const {}\n"
+      "  %dw: f32[12,1,3,3] = const {}\n"
+      "  %db: f32[12] = const {}\n"
+      "  %pw: f32[4,12,1,1] = const {}\n"
+      "  %r: f32[1,{},{},5,5] = reshape(%x) {{shape=[1, {}, {}, 5, 5]}}\n"
+      "  %t: f32[1,{},{},5,5] = transpose(%r) {{perm=[0, 2, 1, 3, 4]}}\n"
+      "  %s: f32[1,12,5,5] = reshape(%t) {{shape=[1, 12, 5, 5]}}\n"
+      "  %a: f32[1,6,5,5] = slice(%s) {{ends=[1, 6, 5, 5], starts=[0, 0, 0, 0], steps=[1, 1, 1, 1]}}\n"
+      "  %b: f32[1,6,5,5] = slice(%s) {{ends=[1, 12, 5, 5], starts=[0, 6, 0, 0], steps=[1, 1, 1, 1]}}\n"
+      "  %y: f32[1,6,5,5] = conv(%b, %w) {{act_min=0}}\n"
+      "  %cat: f32[1,12,5,5] = concat(%a, %y) {{axis=1}}\n"
+      "  %d: f32[1,12,5,5] = conv(%s, %dw, %db) {{group=12, pads=[1, 1, 1, 1]}}\n"
+      "  %p: f32[1,4,5,5] = conv(%d, %pw)\n"
+      "  return %cat, %p\n}}\n",
+      Floats(36, rng), Floats(108, rng), Floats(12, rng), Floats(48, rng), groups, k, groups, k, k, groups);
+}
+
+TEST(ChannelShuffle, FoldingIntoConvsPreservesResults) {
+  std::mt19937 rng(5);
+  for (int groups : {2, 3, 4}) {
+    auto g = ir::ParseGraph(ShuffleGraph(groups, rng));
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+    ir::Tensor x(ir::DType::kF32, {1, 12, 5, 5});
+    for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = std::sin(0.37f * static_cast<float>(i));
+    const auto before = Execute(**g, x);
+    auto r = RunPasses(**g, {"fold-channel-shuffle", "dce"});
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    const std::string text = ir::PrintGraph(**g);
+    for (const char* op : {"reshape(", "transpose(", "slice("}) EXPECT_EQ(text.find(op), std::string::npos) << text;
+    EXPECT_NE(text.find("%a: f32[1,6,5,5] = gather(%x,"), std::string::npos) << text;  // the concat operand stays
+    const auto after = Execute(**g, x);
+    for (size_t k = 0; k < before.size(); ++k)
+      for (int64_t i = 0; i < before[k].numel(); ++i)
+        ASSERT_NEAR(before[k].data<float>()[i], after[k].data<float>()[i], 1e-5f) << "groups " << groups;
+  }
+}
+
+TEST(ChannelShuffle, SelectionConvMovesInt8ValuesExactly) {
+  for (int zp : {0, 3, -128}) {
+    const std::string q = zp ? fmt::format("<s=0.25, zp={}>", zp) : "<s=0.25>";
+    const std::string text = fmt::format(
+        "graph @g(%x: i8[2,5,3,3]{}) {{\n"
+        "  %i: i64[7] = const [4, 0, 0, -1, 2, 3, 1]\n"
+        "  %y: i8[2,7,3,3]{} = gather(%x, %i) {{axis=1}}\n"
+        "  return %y\n}}\n",
+        q, q);
+    auto g = ir::ParseGraph(text);
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+    ir::Tensor x(ir::DType::kI8, {2, 5, 3, 3});
+    for (int64_t i = 0; i < x.numel(); ++i) x.data<int8_t>()[i] = static_cast<int8_t>((i * 37) % 256 - 128);
+    const auto before = Execute(**g, x);
+    auto r = RunPasses(**g, {"channel-gather-to-conv"});
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ((*r)[0].ToString(), "channel-gather-to-conv: 1 rewritten");
+    EXPECT_NE(ir::PrintGraph(**g).find("= qconv(%x, %y.select)"), std::string::npos) << ir::PrintGraph(**g);
+    const auto after = Execute(**g, x);
+    EXPECT_TRUE(before[0].BytesEqual(after[0])) << "zero point " << zp;
+  }
 }
 
 }  // namespace

@@ -17,8 +17,13 @@ namespace tessera::quant {
 namespace {
 
 // Ops that keep the scale of their (first) input: their result gets the
-// input's scale, so the int8 op needs no rescale.
-bool KeepsScale(const std::string& op) {
+// input's scale, so the int8 op needs no rescale. A gather counts when it
+// takes channels of a rank-4 value with constant indices (what
+// fold-channel-shuffle leaves; channel-gather-to-conv runs it on the device).
+bool KeepsScale(const ir::Node& n) {
+  const std::string& op = n.op();
+  if (op == "gather")
+    return n.attrs().Int("axis", 0) == 1 && n.input(0)->type().rank() == 4 && n.input(1)->is_constant();
   return op == "max_pool" || op == "global_max_pool" || op == "reshape" || op == "flatten" || op == "transpose" ||
          op == "squeeze" || op == "unsqueeze" || op == "identity" || op == "pad" || op == "relu" || op == "avg_pool" ||
          op == "global_avg_pool" || op == "clip" || op == "slice" || op == "expand" || op == "tile" || op == "resize";
@@ -80,7 +85,7 @@ std::vector<int> Int8Operands(const ir::Node& n) {
   if (op == "global_avg_pool" && n.input(0)->type().rank() != 4) return {};
   if (op == "pad" && n.attrs().Str("mode", "constant") != "constant") return {0};
   if (op == "resize" && n.attrs().Str("mode", "nearest") != "nearest") return {};  // interpolation rounds
-  if (KeepsScale(op) || op == "hard_sigmoid" || op == "hard_swish") return {0};
+  if (KeepsScale(n) || op == "hard_sigmoid" || op == "hard_swish") return {0};
   return {};
 }
 
@@ -100,7 +105,7 @@ std::unordered_map<const ir::Value*, float> ConcatScales(const ir::Graph& g, con
     return v;
   };
   auto source = [](const ir::Value* v) {  // the value whose scale v keeps
-    while (v->producer() && KeepsScale(v->producer()->op()) && !Int8Operands(*v->producer()).empty())
+    while (v->producer() && KeepsScale(*v->producer()) && !Int8Operands(*v->producer()).empty())
       v = v->producer()->input(0);
     return v;
   };
@@ -234,7 +239,7 @@ StatusOr<QuantizeReport> QuantizeGraph(ir::Graph& g, const Ranges& ranges) {
     // largest input scale, the rest use their calibrated range.
     ir::Value* out = n->output();
     float s;
-    if (KeepsScale(n->op())) {
+    if (KeepsScale(*n)) {
       s = scale.at(n->input(0));
     } else if (n->op() == "concat") {
       s = 0;
@@ -247,8 +252,8 @@ StatusOr<QuantizeReport> QuantizeGraph(ir::Graph& g, const Ranges& ranges) {
     scale[out] = s;
     insert_qdq(out, s, true);
   }
-  TSR_ASSIGN_OR_RETURN(auto reports,
-                       passes::RunPasses(g, {"fold-qdq", "fold-requantize", "eliminate-identity", "dce"}));
+  TSR_ASSIGN_OR_RETURN(auto reports, passes::RunPasses(g, {"fold-qdq", "channel-gather-to-conv", "fold-requantize",
+                                                           "eliminate-identity", "dce"}));
   // Graph outputs keep their names.
   for (size_t i = 0; i < output_names.size(); ++i) {
     ir::Value* o = g.outputs()[i];

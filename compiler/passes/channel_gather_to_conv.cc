@@ -1,0 +1,56 @@
+// channel-gather-to-conv: an int8 gather on the channels of a rank-4 value
+// (what fold-channel-shuffle leaves where no conv absorbs it: ShuffleNet's
+// pass-through half, an operand of the block's concat) becomes a 1x1 qconv
+// with 0/1 weights and unit requantization. Each output is exactly one input
+// value (acc = x - z_x, times 1, plus z_y = z_x), so the GEMM core moves the
+// int8 values bit for bit, and the result can be stored into a concat's
+// channel slice on the device instead of taking a host round trip.
+//   before: %y: i8[N,K,H,W]<s> = gather(%x: i8[N,C,H,W]<s>, %idx) {axis=1}
+//   after:  %y: i8[N,K,H,W]<s> = qconv(%x, %y.select: i8[K,C,1,1]<s=1>) {multiplier=[1 in fixed point], ...}
+//           with select[k, idx[k]] = 1
+// The quantizer runs it after fold-qdq.
+#include <algorithm>
+
+#include "compiler/ir/graph.h"
+#include "compiler/passes/pass.h"
+#include "compiler/passes/rewrite.h"
+#include "compiler/quant/fixed_point.h"
+
+namespace tessera::passes {
+
+StatusOr<PassStats> ChannelGatherToConv(ir::Graph& g) {
+  PassStats stats;
+  for (ir::Node* n : g.nodes()) {
+    if (n->op() != "gather" || n->attrs().Int("axis", 0) != 1) continue;
+    ir::Value* x = n->input(0);
+    const ir::TensorType& t = x->type();
+    if (t.dtype != ir::DType::kI8 || t.rank() != 4 || !t.quant || t.quant->per_axis() || !n->input(1)->is_constant() ||
+        n->input(1)->type().rank() != 1)
+      continue;
+    const ir::Tensor& idx = n->input(1)->data();
+    const int64_t c = t.shape[1], k = idx.numel();
+    ir::Tensor w(ir::DType::kI8, {k, c, 1, 1});
+    std::fill(w.data<int8_t>(), w.data<int8_t>() + w.numel(), int8_t{0});
+    for (int64_t o = 0; o < k; ++o) {
+      int64_t i = idx.dtype() == ir::DType::kI64 ? idx.data<int64_t>()[o] : idx.data<int32_t>()[o];
+      w.data<int8_t>()[o * c + (i < 0 ? i + c : i)] = 1;
+    }
+    TSR_ASSIGN_OR_RETURN(quant::FixedPoint unit, quant::ChooseFixedPoint({1.0}));
+    ir::Attrs a;
+    a.Set("strides", std::vector<int64_t>{1, 1});
+    a.Set("pads", std::vector<int64_t>{0, 0, 0, 0});
+    a.Set("dilations", std::vector<int64_t>{1, 1});
+    a.Set("group", int64_t{1});
+    a.Set("multiplier", unit.multiplier);
+    a.Set("shift", static_cast<int64_t>(unit.shift));
+    const std::string base = n->output()->name();
+    ir::Value* wv = g.AddConstant(g.UniqueName(base + ".select"), std::move(w), ir::QuantParams::PerTensor(1.f));
+    ir::Node* conv = g.AddNode("qconv", {x, wv}, {g.UniqueName(base + ".conv")}, std::move(a), n->name(), n);
+    conv->output()->set_type(n->output()->type());
+    Forward(g, n, n->output(), conv->output());
+    stats.Count("rewritten");
+  }
+  return stats;
+}
+
+}  // namespace tessera::passes

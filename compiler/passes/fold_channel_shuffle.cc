@@ -1,0 +1,206 @@
+// fold-channel-shuffle: channel permutations and channel slices of rank-4
+// activations become one `gather` on axis 1 with constant indices, and the
+// convs that read a gather absorb it. Recognised: ShuffleNet's channel
+// shuffle (reshape [N, a, b, H, W] -> transpose [0, 2, 1, 3, 4] -> reshape
+// [N, C, H, W], any a) and a slice on axis 1 only (chunk/Split); a gather of
+// a gather composes. Absorbed by
+// * a group-1 conv: its weights' input channels are re-indexed,
+//   w'[:, idx[k]] += w[:, k] (zero columns for channels it does not select);
+// * a depthwise conv under a full permutation: its per-channel weights and
+//   bias are re-indexed and the gather moves past it to its readers.
+// A gather no conv absorbs (a concat operand, a graph output) stays: data
+// movement that keeps its scale; quantized, channel-gather-to-conv runs it on
+// the GEMM core. Everything is exact: values are only moved or multiplied by
+// the same weights.
+//   before: %r = reshape(%x) {shape=[N,2,C/2,H,W]}  %t = transpose(%r) {perm=[0,2,1,3,4]}
+//           %s = reshape(%t) {shape=[N,C,H,W]}      %a = slice(%s) {axis 1: C/2..C}   %y = conv(%a, %w)
+//   after:  %y = conv(%x, %w')   with w'[:, idx[k]] = w[:, k], idx = shuffle[C/2..C]
+// Runs after fold-batchnorm and fuse-activation (the convs' final weights).
+#include <algorithm>
+#include <numeric>
+#include <optional>
+#include <vector>
+
+#include "compiler/ir/graph.h"
+#include "compiler/passes/pass.h"
+#include "compiler/passes/rewrite.h"
+
+namespace tessera::passes {
+namespace {
+
+bool F32Rank4(const ir::Value* v) { return v->type().dtype == ir::DType::kF32 && v->type().rank() == 4; }
+
+// The channels a gather on axis 1 of a rank-4 f32 value takes (constant 1-D
+// indices, negative ones resolved), or nullopt.
+std::optional<std::vector<int64_t>> ChannelIndices(const ir::Node& n) {
+  if (n.op() != "gather" || n.attrs().Int("axis", 0) != 1 || !F32Rank4(n.input(0)) || !n.input(1)->is_constant() ||
+      n.input(1)->type().rank() != 1)
+    return std::nullopt;
+  const ir::Tensor& t = n.input(1)->data();
+  const int64_t c = n.input(0)->type().shape[1];
+  std::vector<int64_t> idx(static_cast<size_t>(t.numel()));
+  for (size_t k = 0; k < idx.size(); ++k) {
+    int64_t v = t.dtype() == ir::DType::kI64 ? t.data<int64_t>()[k] : t.data<int32_t>()[k];
+    if (v < 0) v += c;
+    if (v < 0 || v >= c) return std::nullopt;
+    idx[k] = v;
+  }
+  return idx;
+}
+
+// The input and channel indices of a channel shuffle ending at reshape n.
+std::optional<std::pair<ir::Value*, std::vector<int64_t>>> MatchShuffle(ir::Node* n) {
+  if (n->op() != "reshape" || !F32Rank4(n->output())) return std::nullopt;
+  ir::Node* t = n->input(0)->producer();
+  if (!t || t->op() != "transpose" || t->attrs().Ints("perm") != std::vector<int64_t>{0, 2, 1, 3, 4})
+    return std::nullopt;
+  ir::Node* r = t->input(0)->producer();
+  if (!r || r->op() != "reshape" || !F32Rank4(r->input(0))) return std::nullopt;
+  const ir::Shape& x = r->input(0)->type().shape;
+  const ir::Shape& s = r->output()->type().shape;
+  if (x != n->output()->type().shape || s.size() != 5 || s[0] != x[0] || s[1] * s[2] != x[1] || s[3] != x[2] ||
+      s[4] != x[3])
+    return std::nullopt;
+  const int64_t a = s[1], b = s[2];
+  std::vector<int64_t> idx(static_cast<size_t>(x[1]));
+  for (int64_t j = 0; j < b; ++j)
+    for (int64_t i = 0; i < a; ++i) idx[j * a + i] = i * b + j;
+  return std::make_pair(r->input(0), std::move(idx));
+}
+
+// The input and channel indices of a slice that only cuts axis 1.
+std::optional<std::pair<ir::Value*, std::vector<int64_t>>> MatchSlice(const ir::Node* n) {
+  if (n->op() != "slice" || !F32Rank4(n->input(0))) return std::nullopt;
+  const ir::Shape& x = n->input(0)->type().shape;
+  const auto starts = n->attrs().Ints("starts"), ends = n->attrs().Ints("ends"), steps = n->attrs().Ints("steps");
+  for (int d : {0, 2, 3})
+    if (starts[d] != 0 || ends[d] != x[d] || steps[d] != 1) return std::nullopt;
+  std::vector<int64_t> idx(static_cast<size_t>(n->output()->type().shape[1]));
+  for (size_t k = 0; k < idx.size(); ++k) idx[k] = starts[1] + static_cast<int64_t>(k) * steps[1];
+  return std::make_pair(n->input(0), std::move(idx));
+}
+
+// Replaces n's result with gather(x, idx) {axis = 1}, which takes its name.
+ir::Node* ReplaceWithGather(ir::Graph& g, ir::Node* n, ir::Value* x, const std::vector<int64_t>& idx) {
+  const std::string name = n->output()->name();
+  ir::Tensor t(ir::DType::kI64, {static_cast<int64_t>(idx.size())});
+  std::copy(idx.begin(), idx.end(), t.data<int64_t>());
+  ir::Value* iv = g.AddConstant(g.UniqueName(name + ".channels"), std::move(t));
+  ir::Attrs a;
+  a.Set("axis", int64_t{1});
+  ir::Node* gn = g.AddNode("gather", {x, iv}, {g.UniqueName(name + ".gather")}, std::move(a), n->name(), n);
+  gn->output()->set_type(n->output()->type());
+  Forward(g, n, n->output(), gn->output());
+  if (!g.FindValue(name)) g.Rename(gn->output(), name);
+  return gn;
+}
+
+bool ConstF32(const ir::Value* v) { return v->is_constant() && v->type().dtype == ir::DType::kF32; }
+
+// conv(gather(x, idx), w) = conv(x, w') for a group-1 conv.
+bool FoldIntoConv(ir::Graph& g, ir::Node* conv, ir::Value* x, const std::vector<int64_t>& idx) {
+  const ir::Tensor& w = conv->input(1)->data();
+  const int64_t m = w.dim(0), k = w.dim(1), taps = w.dim(2) * w.dim(3), cx = x->type().shape[1];
+  ir::Tensor nw(ir::DType::kF32, {m, cx, w.dim(2), w.dim(3)});
+  std::fill(nw.data<float>(), nw.data<float>() + nw.numel(), 0.f);
+  for (int64_t o = 0; o < m; ++o)
+    for (int64_t c = 0; c < k; ++c)
+      for (int64_t t = 0; t < taps; ++t)
+        nw.data<float>()[(o * cx + idx[c]) * taps + t] += w.data<float>()[(o * k + c) * taps + t];
+  conv->SetInput(1, g.AddConstant(g.UniqueName(conv->input(1)->name() + ".perm"), std::move(nw)));
+  conv->SetInput(0, x);
+  return true;
+}
+
+// dwconv(gather(x, idx)) = gather(dwconv'(x), idx) for a full permutation idx.
+void MovePastDepthwise(ir::Graph& g, ir::Node* conv, ir::Value* x, const std::vector<int64_t>& idx) {
+  std::vector<ir::Value*> in = {x};
+  for (int i = 1; i < conv->num_inputs(); ++i) {
+    const ir::Tensor& t = conv->input(i)->data();
+    const int64_t per = t.numel() / t.dim(0);
+    ir::Tensor p(ir::DType::kF32, t.shape());
+    for (size_t c = 0; c < idx.size(); ++c) std::copy_n(t.data<float>() + c * per, per, p.data<float>() + idx[c] * per);
+    in.push_back(g.AddConstant(g.UniqueName(conv->input(i)->name() + ".perm"), std::move(p)));
+  }
+  ir::Node* dw =
+      g.AddNode("conv", in, {g.UniqueName(conv->output()->name() + ".perm")}, conv->attrs(), conv->name(), conv);
+  dw->output()->set_type(conv->output()->type());
+  ReplaceWithGather(g, conv, dw->output(), idx);
+}
+
+bool IsPermutation(const std::vector<int64_t>& idx, int64_t n) {
+  if (static_cast<int64_t>(idx.size()) != n) return false;
+  std::vector<bool> seen(static_cast<size_t>(n));
+  for (int64_t v : idx) {
+    if (seen[v]) return false;
+    seen[v] = true;
+  }
+  return true;
+}
+
+}  // namespace
+
+StatusOr<PassStats> FoldChannelShuffle(ir::Graph& g) {
+  PassStats stats;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (ir::Node* n : g.nodes()) {  // one rewrite per scan: it may remove nodes of the snapshot
+      // Canonical form: one gather on axis 1, composed with the gather it reads.
+      auto m = MatchShuffle(n);
+      if (!m) m = MatchSlice(n);
+      if (m) {
+        ir::Value* was = n->input(0);
+        ReplaceWithGather(g, n, m->first, m->second);
+        while (was->producer() && was != m->first && g.NumUses(was) == 0) {  // the shuffle's transpose and reshape
+          ir::Node* p = was->producer();
+          was = p->input(0);
+          g.RemoveNode(p);
+        }
+        stats.Count(m->second.size() == static_cast<size_t>(m->first->type().shape[1]) ? "shuffles" : "slices");
+        changed = true;
+        break;
+      }
+      auto idx = ChannelIndices(*n);
+      if (!idx) continue;
+      ir::Value* x = n->input(0);
+      if (IsPermutation(*idx, x->type().shape[1]) && std::is_sorted(idx->begin(), idx->end())) {  // identity
+        Forward(g, n, n->output(), x);
+        stats.Count("removed");
+        changed = true;
+        break;
+      }
+      if (ir::Node* p = x->producer(); p && ChannelIndices(*p)) {
+        const auto inner = *ChannelIndices(*p);
+        for (int64_t& v : *idx) v = inner[v];
+        ReplaceWithGather(g, n, p->input(0), *idx);
+        if (g.NumUses(p->output()) == 0) g.RemoveNode(p);
+        stats.Count("composed");
+        changed = true;
+        break;
+      }
+      const std::vector<ir::Node*> users = n->output()->users();
+      for (ir::Node* u : users) {
+        if (u->op() != "conv" || u->input(0) != n->output() || !ConstF32(u->input(1)) ||
+            (u->num_inputs() > 2 && !ConstF32(u->input(2))))
+          continue;
+        const int64_t group = u->attrs().Int("group", 1), c = n->output()->type().shape[1];
+        if (group == 1) {
+          FoldIntoConv(g, u, x, *idx);
+          stats.Count("folded into convs");
+          changed = true;
+        } else if (group == c && u->input(1)->type().shape[0] == c && IsPermutation(*idx, x->type().shape[1])) {
+          MovePastDepthwise(g, u, x, *idx);
+          stats.Count("moved past depthwise convs");
+          changed = true;
+        }
+      }
+      if (changed) {
+        if (g.NumUses(n->output()) == 0) g.RemoveNode(n);
+        break;
+      }
+    }
+  }
+  return stats;
+}
+
+}  // namespace tessera::passes
