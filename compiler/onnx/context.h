@@ -129,6 +129,7 @@ struct ConverterEntry {
   const char* type;
   Converter fn;
   int since = 0;
+  const char* domain = "";  // "" = the default ONNX domain; "com.microsoft" for ONNX Runtime's contrib ops
 };
 std::vector<ConverterEntry> NnConverters();
 std::vector<ConverterEntry> MathConverters();

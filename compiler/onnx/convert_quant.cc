@@ -185,10 +185,39 @@ Status ConvertMatMulInteger(ImportContext& ctx, const onnx::NodeProto& n) {
   return ctx.Emit(n, "matmul_integer", {x, w}, a).status();
 }
 
+// com.microsoft QLinearAdd (ONNX Runtime's QOperator add, e.g. the residual
+// adds of its quantized ResNets): C = quantize(dequantize(A) + dequantize(B))
+// at C's scale and zero point, numpy broadcasting. Imported in that QDQ form,
+// so fold-qdq treats it as any QDQ add: `qadd` on the accelerator when A, B
+// and C have zero point 0 (int8, or uint8 at 128 after the int8 retype) and
+// one shape; otherwise a float add on the CPU between dequantize and quantize.
+Status ConvertQLinearAdd(ImportContext& ctx, const onnx::NodeProto& n) {
+  AttrReader ar(ctx, n);
+  TSR_RETURN_IF_ERROR(ar.Finish());
+  ir::Value* dq[2];
+  for (int k = 0; k < 2; ++k) {
+    TSR_ASSIGN_OR_RETURN(ir::Value * v, ctx.Input(n, 3 * k));
+    TSR_ASSIGN_OR_RETURN(QInfo vi, ReadQParams(ctx, n, 3 * k + 1, 3 * k + 2, v->type().shape, 0, v->type().dtype));
+    if (vi.q.per_axis()) return ctx.Unsupported(n, "per-axis scales are not supported");
+    if (vi.dtype != v->type().dtype) return ctx.Error(n, "zero point types must match their operands");
+    TSR_ASSIGN_OR_RETURN(ir::Value * vq, ctx.WithQuant(n, v, vi.q));
+    TSR_ASSIGN_OR_RETURN(dq[k], ctx.EmitInternal(n, "dequantize", {vq}, {}, v->name() + ".dq"));
+  }
+  TSR_ASSIGN_OR_RETURN(ir::Value * a, ctx.Input(n, 0));
+  TSR_ASSIGN_OR_RETURN(QInfo ci, ReadQParams(ctx, n, 6, 7, {}, 0, a->type().dtype));
+  if (ci.q.per_axis()) return ctx.Unsupported(n, "per-axis scales are not supported");
+  TSR_ASSIGN_OR_RETURN(ir::Value * sum, ctx.EmitInternal(n, "add", {dq[0], dq[1]}, {}, n.output(0) + ".sum"));
+  return ctx.Emit(n, "quantize", {sum}, {}, {ir::TensorType(ci.dtype, {}, ci.q)}).status();
+}
+
 const ConverterEntry kEntries[] = {
-    {"QuantizeLinear", ConvertQuantizeLinear}, {"DequantizeLinear", ConvertDequantizeLinear},
-    {"QLinearConv", ConvertQLinearConv},       {"QLinearMatMul", ConvertQLinearMatMul},
-    {"ConvInteger", ConvertConvInteger},       {"MatMulInteger", ConvertMatMulInteger},
+    {"QuantizeLinear", ConvertQuantizeLinear},
+    {"DequantizeLinear", ConvertDequantizeLinear},
+    {"QLinearConv", ConvertQLinearConv},
+    {"QLinearMatMul", ConvertQLinearMatMul},
+    {"ConvInteger", ConvertConvInteger},
+    {"MatMulInteger", ConvertMatMulInteger},
+    {"QLinearAdd", ConvertQLinearAdd, 0, "com.microsoft"},
 };
 
 }  // namespace

@@ -81,9 +81,9 @@ const std::vector<ConverterEntry>& AllConverters() {
   return *all;
 }
 
-const ConverterEntry* FindConverter(const std::string& op) {
+const ConverterEntry* FindConverter(const std::string& op, const std::string& domain) {
   for (const ConverterEntry& e : AllConverters())
-    if (op == e.type) return &e;
+    if (op == e.type && domain == e.domain) return &e;
   return nullptr;
 }
 
@@ -312,8 +312,9 @@ StatusOr<std::unique_ptr<ir::Graph>> Build(onnx::ModelProto& model, const std::s
   }
   for (const auto& n : g.node()) {
     Status s;
-    const ConverterEntry* conv = FindConverter(n.op_type());
-    if (!n.domain().empty() && n.domain() != "ai.onnx") {
+    const std::string domain = n.domain() == "ai.onnx" ? "" : n.domain();
+    const ConverterEntry* conv = FindConverter(n.op_type(), domain);
+    if (!conv && !domain.empty()) {
       s = UnimplementedError("{}: {}: op '{}' of domain '{}' is not supported", name, ImportContext::Describe(n),
                              n.op_type(), n.domain());
     } else if (!conv) {
@@ -322,7 +323,7 @@ StatusOr<std::unique_ptr<ir::Graph>> Build(onnx::ModelProto& model, const std::s
       for (const auto& o : n.output()) unavailable.insert(o);
       continue;
     } else {
-      s = CheckOldOpset(n, opset, conv->since, name);
+      s = domain.empty() ? CheckOldOpset(n, opset, conv->since, name) : OkStatus();
       if (s.ok()) s = conv->fn(ctx, n);
     }
     if (s.ok()) continue;
