@@ -29,6 +29,7 @@ StatusOr<PassStats> ChannelGatherToConv(ir::Graph& g) {
       continue;
     const ir::Tensor& idx = n->input(1)->data();
     const int64_t c = t.shape[1], k = idx.numel();
+    if (k == 0) continue;
     ir::Tensor w(ir::DType::kI8, {k, c, 1, 1});
     std::fill(w.data<int8_t>(), w.data<int8_t>() + w.numel(), int8_t{0});
     for (int64_t o = 0; o < k; ++o) {

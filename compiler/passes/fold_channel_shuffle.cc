@@ -76,6 +76,7 @@ std::optional<std::pair<ir::Value*, std::vector<int64_t>>> MatchSlice(const ir::
   for (int d : {0, 2, 3})
     if (starts[d] != 0 || ends[d] != x[d] || steps[d] != 1) return std::nullopt;
   std::vector<int64_t> idx(static_cast<size_t>(n->output()->type().shape[1]));
+  if (idx.empty()) return std::nullopt;
   for (size_t k = 0; k < idx.size(); ++k) idx[k] = starts[1] + static_cast<int64_t>(k) * steps[1];
   return std::make_pair(n->input(0), std::move(idx));
 }

@@ -30,7 +30,9 @@ init and randomised BatchNorm statistics, 1x3x224x224; hand-written models for t
 issue 13), imported, checked against torch in fp32 (max |diff| <= 1e-4 max |torch|), quantized with
 its calibration inputs, compiled for `configs/default.json` and run on `sim`, bit-exact against
 the int8 CPU reference. *MAC share*: MACs of the accelerator layers over all MACs of the model
-(convolutions, matrix products and recurrent layers on either side). *Round trips*: device values
+(convolutions, matrix products and recurrent layers on either side, as compiled: the GEMM work the
+compiler adds to keep data on the device counts too, e.g. shufflenet's 0/1 channel-selection convs and
+zero weight columns, and densenet's batch norms as depthwise convs). *Round trips*: device values
 brought back to the host in the middle of the network (`DOWNLOAD` steps of values that are not
 graph outputs); *bytes*: those downloads plus the uploads of host results. *Cycles* and *GEMM
 utilization* are `sim`'s for one input, accelerator layers only. The zoo test fails when a
