@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "driver/registry.h"
 #include "isa/asm.h"
 #include "sim/trace.h"
@@ -216,6 +219,50 @@ TEST(Device, CounterRegistersWrapAtTheConfiguredWidth) {
         EXPECT_TRUE(got == full.Wrapped(bits));
         EXPECT_EQ(got.macs, 4 * 256 % 128);
         EXPECT_EQ(got.dram_write_bytes, 32);
+      }
+    }
+  }
+}
+
+// counters.categories 0 (ice40-up5k): every device reads the per-unit
+// cycle categories as 0 and the other counters as with them. The rtl
+// target runs its ice40-up5k model (built without those counters) and
+// must agree with sim's registers.
+TEST(Device, CategoryCountersReadZeroWithoutCategories) {
+  DeviceCounters sim_without;
+  std::vector<std::string> targets = SelfContainedDeviceTargets();
+  std::stable_partition(targets.begin(), targets.end(), [](const std::string& t) { return t != "rtl"; });
+  for (const std::string& target : targets) {
+    SCOPED_TRACE(target);
+    DeviceCounters with;
+    for (int categories : {1, 0}) {
+      if (target == "rtl" && categories == 1) continue;  // no such model
+      HwConfig cfg = testing::LoadConfigOrDie("configs/ice40-up5k.json");
+      ASSERT_EQ(cfg.counter_categories, 0);
+      cfg.counter_categories = categories;
+      auto dev = OpenDevice(target, cfg);
+      ASSERT_TRUE(dev.ok()) << dev.status().ToString();
+      auto prog = AssembleFile(cfg, "examples/programs/gemm_small.s");
+      ASSERT_TRUE(prog.ok()) << prog.status().ToString();
+      ASSERT_TRUE(Load(dev->get(), *prog).ok());
+      ASSERT_TRUE((*dev)->Run(prog->text_addr, static_cast<int64_t>(prog->insns.size()), 1000).ok());
+      const DeviceCounters got = (*dev)->ReadCounters();
+      EXPECT_GT(got.insns(), 0);
+      if (categories == 1) {
+        with = got;
+        if (target != "ref") {
+          EXPECT_GT(with.unit(regs::Unit::kCompute).busy, 0);
+        }
+        continue;
+      }
+      for (int u = 0; u < regs::kNumUnits; ++u)
+        for (int k = 0; k < regs::kNumStalls; ++k) EXPECT_EQ(got.stalls[u].at(k), 0) << u << " " << k;
+      if (target == "rtl") {
+        EXPECT_TRUE(got == sim_without);
+        EXPECT_GT(got.cycles, 0);
+      } else {
+        EXPECT_TRUE(got == with.InRegisters(cfg));
+        if (target == "sim") sim_without = got;
       }
     }
   }

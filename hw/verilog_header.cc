@@ -6,6 +6,7 @@
 
 #include "isa/base/math.h"
 #include "isa/config.h"
+#include "isa/counters.h"
 #include "isa/regs.h"
 #include "sim/timing.h"
 
@@ -144,6 +145,7 @@ std::string GenerateVerilogHeader(const HwConfig& cfg) {
     w.Int("TSR_BIT_" + Ident(regs::FindReg(b.reg)->name) + "_" + Ident(b.name), b.bit);
   w.Int("TSR_COUNTER_BASE", regs::kCounterBase);
   w.Int("TSR_NUM_COUNTERS", regs::kNumCounters);
+  w.Int("TSR_NUM_COUNTERS_PRESENT", CounterRegistersPresent(cfg), "counters.categories: the rest read 0");
   w.Int("TSR_REG_WINDOW_BYTES", regs::kRegisterWindowBytes);
   w.Int("TSR_NO_INSN", regs::kNoInsn);
 

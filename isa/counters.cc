@@ -1,6 +1,7 @@
 #include "isa/counters.h"
 
 #include <cctype>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "isa/config.h"
@@ -68,6 +69,21 @@ DeviceCounters DeviceCounters::Wrapped(int bits) const {
   const uint64_t mask = (uint64_t{1} << bits) - 1;
   c.ForEachRegister([&](uint32_t, int64_t& v) { v = static_cast<int64_t>(static_cast<uint64_t>(v) & mask); });
   return c;
+}
+
+DeviceCounters DeviceCounters::InRegisters(const HwConfig& cfg) const {
+  DeviceCounters c = Wrapped(cfg.counter_bits);
+  const auto present = static_cast<uint32_t>(CounterRegistersPresent(cfg));
+  c.ForEachRegister([&](uint32_t i, int64_t& v) {
+    if (i >= present) v = 0;
+  });
+  return c;
+}
+
+int CounterRegistersPresent(const HwConfig& cfg) {
+  static_assert(regs::kCounters[std::size(regs::kCounters) - 1].counter == regs::Counter::stalls,
+                "the optional category counters must be the last registers");
+  return cfg.counter_categories ? regs::kNumCounters : regs::CounterIndex(regs::Counter::stalls);
 }
 
 void CountersToJson(const DeviceCounters& c, const HwConfig& cfg, bool timed, nlohmann::json* out) {

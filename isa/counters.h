@@ -70,9 +70,18 @@ struct DeviceCounters {
   // What the counter registers hold: every counter modulo 2^bits
   // (isa/config.def counters.bits; 64 keeps the values).
   DeviceCounters Wrapped(int bits) const;
+  // What a device of `cfg` latches into its counter registers: Wrapped at
+  // counters.bits, the registers from CounterRegistersPresent(cfg) on zeroed.
+  DeviceCounters InRegisters(const HwConfig& cfg) const;
   bool operator==(const DeviceCounters& o) const;
   bool operator!=(const DeviceCounters& o) const { return !(*this == o); }
 };
+
+// Counter registers [0, n) exist on a device of `cfg`; the others read 0:
+// without counters.categories the per-unit cycle categories (regs.def's
+// last row, `stalls`), whose counters and arithmetic small FPGAs cannot hold.
+// The RTL header's TSR_NUM_COUNTERS_PRESENT.
+int CounterRegistersPresent(const HwConfig& cfg);
 
 // Adds the --stats-json keys (docs/formats.md) to `j`: instructions{...},
 // dram_read_bytes, dram_read_bytes_by_kind{insn, uop, ...}, dram_write_bytes,

@@ -65,7 +65,7 @@ void SimulatedDevice::StartRun() {
   Reg(regs::kStatus) = regs::kStatusBusy;
   EngineRun r = Execute(addr, count, Reg64(regs::kWatchdogLo));
   // The registers hold each count modulo 2^counters.bits (isa/config.def).
-  r.counters.Wrapped(config().counter_bits).ForEachRegister([&](uint32_t i, const int64_t& v) {
+  r.counters.InRegisters(config()).ForEachRegister([&](uint32_t i, const int64_t& v) {
     Reg(regs::CounterOffset(i)) = static_cast<uint32_t>(v);
     Reg(regs::CounterOffset(i) + 4) = static_cast<uint32_t>(static_cast<uint64_t>(v) >> 32);
   });

@@ -790,16 +790,21 @@ module tsr_accel (
     end
   end
   // Each counter is CTR_W bits (isa/config.def counters.bits): it wraps
-  // modulo 2^CTR_W and reads zero-extended to 64 bits.
-  logic [CTR_W-1:0] ctr_q[NCTR];
-  always_ff @(posedge clk) begin
-    for (int i = 0; i < NCTR; i++) begin
-      if (clr) ctr_q[i] <= '0;
-      else if (running) ctr_q[i] <= ctr_q[i] + CTR_W'(inc[i]);
-    end
-  end
+  // modulo 2^CTR_W and reads zero-extended to 64 bits. The per-unit cycle
+  // categories (the last TSR_CTR_STALLS_N counters) exist only with
+  // counters.categories; without, they read 0 and the units' category
+  // arithmetic has no reader (synthesis removes it).
   for (genvar i = 0; i < NCTR; i++) begin : g_ctr
-    assign counters[i*64+:64] = 64'(ctr_q[i]);
+    if (i < TSR_NUM_COUNTERS_PRESENT) begin : g_on
+      logic [CTR_W-1:0] ctr_q;
+      always_ff @(posedge clk) begin
+        if (clr) ctr_q <= '0;
+        else if (running) ctr_q <= ctr_q + CTR_W'(inc[i]);
+      end
+      assign counters[i*64+:64] = 64'(ctr_q);
+    end else begin : g_off
+      assign counters[i*64+:64] = '0;
+    end
   end
 
   // ---- Run state ----------------------------------------------------------------

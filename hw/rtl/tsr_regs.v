@@ -38,7 +38,9 @@ module tsr_regs (
     input  logic [              31:0] status,
     input  logic [              31:0] error_code,
     input  logic [              31:0] error_insn,
+    /* verilator lint_off UNUSEDSIGNAL */  // absent counters, bits above counters.bits
     input  logic [64*NCTR-1:0]        counters
+    /* verilator lint_on UNUSEDSIGNAL */
 );
   /* verilator lint_off UNUSEDPARAM */
 `include "tessera_cfg.vh"
@@ -87,21 +89,26 @@ module tsr_regs (
     end
   end
 
-  // Counter words: word k of the counter area is bits 32k..32k+31 of
-  // `counters`, selected by a word index (a 2*NCTR-way multiplexer, not a
-  // bit-granular shift by the byte address).
-  localparam int NWORDS = 2 * NCTR;
-  localparam int CW_W = $clog2(NWORDS);
-  logic [31:0] ctr_words[NWORDS];
-  for (genvar k = 0; k < NWORDS; k++) begin : g_cw
-    assign ctr_words[k] = counters[32*k+:32];
+  // Counter words: word k of the counter area is half k%2 of counter k/2,
+  // selected by a counter index over the counters the config has
+  // (TSR_NUM_COUNTERS_PRESENT, counters.categories) and their counters.bits
+  // (a multiplexer of NP ways, not a bit-granular shift by the address;
+  // absent counters and bits read 0).
+  localparam int NP = TSR_NUM_COUNTERS_PRESENT;
+  localparam int CTR_W = TSR_CFG_COUNTERS_BITS;
+  localparam int CI_W = $clog2(NP);
+  logic [CTR_W-1:0] ctrs[NP];
+  for (genvar k = 0; k < NP; k++) begin : g_cw
+    assign ctrs[k] = counters[64*k+:CTR_W];
   end
   logic [9:0] ctr_off;  // word offset from TSR_COUNTER_BASE
   logic ctr_hit;
+  logic [63:0] ctr_sel;
   logic [31:0] ctr_word;
   assign ctr_off = s_axil_araddr[11:2] - 10'(TSR_COUNTER_BASE / 4);
   assign ctr_hit = raddr >= TSR_COUNTER_BASE && raddr < TSR_REG_WINDOW_BYTES && raddr[1:0] == 2'b00;
-  assign ctr_word = ctr_off < 10'(NWORDS) ? ctr_words[CW_W'(ctr_off)] : '0;
+  assign ctr_sel = ctr_off[9:1] < 9'(NP) ? 64'(ctrs[CI_W'(ctr_off[9:1])]) : '0;
+  assign ctr_word = ctr_off[0] ? ctr_sel[63:32] : ctr_sel[31:0];
 
   logic [31:0] rd;
   always_comb begin

@@ -194,7 +194,7 @@ void Accelerator::RunOnce() {
   qk_.set(end > now ? end - now : sc_core::SC_ZERO_TIME);
   qk_.sync();
   // The registers hold each count modulo 2^counters.bits (isa/config.def).
-  run_.stats.counters.Wrapped(cfg_.counter_bits).ForEachRegister([&](uint32_t i, const int64_t& v) {
+  run_.stats.counters.InRegisters(cfg_).ForEachRegister([&](uint32_t i, const int64_t& v) {
     Reg(regs::CounterOffset(i)) = static_cast<uint32_t>(v);
     Reg(regs::CounterOffset(i) + 4) = static_cast<uint32_t>(static_cast<uint64_t>(v) >> 32);
   });
