@@ -191,6 +191,9 @@ Status ConvertMatMulInteger(ImportContext& ctx, const onnx::NodeProto& n) {
 // so fold-qdq treats it as any QDQ add: `qadd` on the accelerator when A, B
 // and C have zero point 0 (int8, or uint8 at 128 after the int8 retype) and
 // one shape; otherwise a float add on the CPU between dequantize and quantize.
+// That is the ONNX float formula, which ONNX Runtime's scalar fallback
+// computes; its SIMD kernels (22-bit fixed-point multipliers,
+// MlasCalcQLinearAddParameters) may differ from it by 1 LSB.
 Status ConvertQLinearAdd(ImportContext& ctx, const onnx::NodeProto& n) {
   AttrReader ar(ctx, n);
   TSR_RETURN_IF_ERROR(ar.Finish());

@@ -3,7 +3,9 @@ block: QuantizeLinear -> QLinearConv a (3x3, pad 1) -> QLinearConv b (1x1) ->
 com.microsoft QLinearAdd(a, b) -> DequantizeLinear. int8 activations with zero
 point 0 (quantize_static with symmetric activations), or with argv[2] == "u8"
 uint8 ones with zero points (the default). Also x.npy and onnx_ref.npy, the
-output under ONNX Runtime's semantics computed in NumPy: QLinearConv
+output under the ONNX float formulas computed in NumPy (what ONNX Runtime's
+scalar fallback computes; its SIMD QLinearAdd uses 22-bit fixed-point
+multipliers, MlasCalcQLinearAddParameters, and may differ by 1 LSB): QLinearConv
 y = saturate(round_half_even(acc * s_x * s_w / s_y) + z_y) with acc exact, and
 QLinearAdd c = saturate(round_half_even((s_a (a - z_a) + s_b (b - z_b)) / s_c) + z_c)."""
 import os
