@@ -1,12 +1,14 @@
 #include "compiler/backend/align_concat.h"
 
-#include <cstring>
 #include <vector>
+
+#include "compiler/backend/channel_slices.h"
+#include "compiler/ir/tensor_index.h"
+#include "compiler/passes/rewrite.h"
 
 namespace tessera::backend {
 namespace {
 
-int64_t Channels(const ir::Value* v) { return v->type().shape[1]; }
 int64_t Group(const ir::Node* n) { return n->attrs().Int("group", 1); }
 
 bool Depthwise(const ir::Node* n) {
@@ -19,7 +21,9 @@ bool Depthwise(const ir::Node* n) {
 bool ReadersTakePadding(const ir::Graph& g, const ir::Value* v) {
   if (g.IsOutput(v) || v->users().empty()) return false;
   for (const ir::Node* r : v->users()) {
-    if (r->op() != "qconv" || r->input(0) != v || !r->input(1)->is_constant()) return false;
+    if (r->op() != "qconv" || r->input(0) != v || !r->input(1)->is_constant() ||
+        (r->num_inputs() > 2 && !r->input(2)->is_constant()))
+      return false;
     if (Group(r) != 1 && !(Depthwise(r) && ReadersTakePadding(g, r->output()))) return false;
   }
   return true;
@@ -28,17 +32,8 @@ bool ReadersTakePadding(const ir::Graph& g, const ir::Value* v) {
 // Index c of dimension `axis` of a constant moves to map[c] of n; the rest is
 // zero. Per-axis scales along `axis` move with it (1 for the padding).
 ir::Value* Spread(ir::Graph& g, const ir::Value* v, int axis, const std::vector<int64_t>& map, int64_t n) {
-  const ir::Tensor& t = v->data();
-  ir::Shape s = t.shape();
-  const int64_t old = s[static_cast<size_t>(axis)];
-  int64_t outer = 1, inner = DTypeSize(t.dtype());
-  for (int d = 0; d < axis; ++d) outer *= s[static_cast<size_t>(d)];
-  for (int d = axis + 1; d < t.rank(); ++d) inner *= s[static_cast<size_t>(d)];
-  s[static_cast<size_t>(axis)] = n;
-  ir::Tensor r(t.dtype(), s);
-  for (int64_t o = 0; o < outer; ++o)
-    for (int64_t c = 0; c < old; ++c)
-      std::memcpy(r.raw() + (o * n + map[c]) * inner, t.raw() + (o * old + c) * inner, static_cast<size_t>(inner));
+  ir::Tensor r = ir::ScatterAxis(v->data(), axis, map, n);
+  const int64_t old = static_cast<int64_t>(map.size());
   std::optional<ir::QuantParams> q = v->type().quant;
   if (q && q->axis == axis) {
     std::vector<float> sc(static_cast<size_t>(n), 1.f);
@@ -83,19 +78,20 @@ void Widen(ir::Graph& g, ir::Value* v, const std::vector<int64_t>& map, int64_t 
 int AlignChannelConcats(ir::Graph& g, int64_t block) {
   int count = 0;
   for (ir::Node* c : g.nodes()) {
-    if (c->op() != "concat" || c->attrs().Int("axis", 0) != 1 || c->output()->type().rank() != 4 ||
-        c->output()->type().dtype != ir::DType::kI8)
-      continue;
-    bool need = false, ok = true;
-    for (int i = 0; i + 1 < c->num_inputs(); ++i) {
+    // Padded only where channel_slices.h would then accept the concat: its
+    // graph-level conditions hold, every operand is a qconv's result (written
+    // through a strided view once on the accelerator), the padded ones group-1
+    // convs only the concat reads, and every reader takes the padding (qconvs:
+    // the result has a device reader).
+    if (!InPlaceConcatCandidate(*c) || OperandsFillBlocks(*c, block)) continue;
+    bool ok = true;
+    for (int i = 0; i < c->num_inputs() && ok; ++i) {
       const ir::Value* x = c->input(i);
-      if (Channels(x) % block == 0) continue;
-      need = true;
       const ir::Node* p = x->producer();
-      ok = ok && p && p->op() == "qconv" && Group(p) == 1 && p->input(1)->is_constant() &&
-           (p->num_inputs() < 3 || p->input(2)->is_constant()) && x->users().size() == 1 && !g.IsOutput(x);
+      ok = p && p->op() == "qconv" && p->input(1)->is_constant() && (p->num_inputs() < 3 || p->input(2)->is_constant());
+      if (ok && i + 1 < c->num_inputs() && Channels(x) % block != 0) ok = Group(p) == 1 && passes::SingleNodeUse(g, x);
     }
-    if (!need || !ok || !ReadersTakePadding(g, c->output())) continue;
+    if (!ok || !ReadersTakePadding(g, c->output())) continue;
     std::vector<int64_t> map;
     int64_t offset = 0;
     for (int i = 0; i < c->num_inputs(); ++i) {

@@ -13,6 +13,9 @@
 //           %y = qconv(%c, %wy: [M,48,1,1])
 //   after:  %a: [N,32,H,W] = qconv(%p, %wa': [32,K,1,1])  %c: [N,56,H,W] = concat(%a, %b)
 //           %y = qconv(%c, %wy': [M,56,1,1])   (wa' rows 24..31 and wy' columns 24..31 zero)
+// Only where the padded concat would then run in place (channel_slices.h's
+// InPlaceConcatCandidate, every operand a qconv's result, every reader a qconv
+// taking the padding); placement itself is decided later by the partitioner.
 // Applied to a copy of the graph by CompileGraph (the artifact embeds the
 // padded graph; the caller's int8 graph stays the reference).
 #pragma once

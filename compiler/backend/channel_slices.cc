@@ -14,8 +14,6 @@ struct Parent {
   int64_t offset = 0;
 };
 
-int64_t Channels(const ir::Value* v) { return v->type().shape[1]; }
-
 class Planner {
  public:
   Planner(const HwConfig& cfg, std::vector<Placement>* parts) : cfg_(cfg), parts_(*parts) {
@@ -80,10 +78,7 @@ class Planner {
   }
 
   bool Eligible(const ir::Node& n) const {
-    const ir::TensorType& y = n.output()->type();
-    int64_t axis = n.attrs().Int("axis", 0);
-    if (axis < 0) axis += y.rank();
-    if (y.rank() != 4 || axis != 1 || y.dtype != ir::DType::kI8) return false;
+    if (!InPlaceConcatCandidate(n) || !OperandsFillBlocks(n, cfg_.block_in)) return false;
     // im2col reads host values. When only the host reads the result, the
     // alias downloads it (one transfer) plus every operand another host step
     // reads: worth it only if that is fewer transfers than one per operand.
@@ -103,15 +98,7 @@ class Planner {
           }
       if (downloads >= n.num_inputs()) return false;
     }
-    std::set<const ir::Value*> seen;
-    for (int i = 0; i < n.num_inputs(); ++i) {
-      const ir::Value* x = n.input(i);
-      if (x->is_constant() || !seen.insert(x).second || x->type().dtype != ir::DType::kI8 ||
-          x->type().quant != y.quant || !WrittenThroughView(x))
-        return false;
-      if (i + 1 < n.num_inputs() && Channels(x) % cfg_.block_in != 0) return false;
-    }
-    return true;
+    return std::all_of(n.inputs().begin(), n.inputs().end(), [&](const ir::Value* x) { return WrittenThroughView(x); });
   }
 
   // Places the operands of concat n (their roots move along); false if they cannot all be.
@@ -158,8 +145,28 @@ class Planner {
 
 }  // namespace
 
+bool ConcatsInPlace(const HwConfig& cfg) { return cfg.block_in == cfg.block_out; }
+
+bool InPlaceConcatCandidate(const ir::Node& n) {
+  const ir::TensorType& y = n.output()->type();
+  if (n.op() != "concat" || y.rank() != 4 || y.dtype != ir::DType::kI8) return false;
+  const int64_t axis = n.attrs().Int("axis", 0);
+  if (axis != 1 && axis != -3) return false;
+  std::set<const ir::Value*> seen;
+  for (const ir::Value* x : n.inputs())
+    if (x->is_constant() || !seen.insert(x).second || x->type().dtype != ir::DType::kI8 || x->type().quant != y.quant)
+      return false;
+  return true;
+}
+
+bool OperandsFillBlocks(const ir::Node& n, int64_t block) {
+  for (int i = 0; i + 1 < n.num_inputs(); ++i)
+    if (Channels(n.input(i)) % block != 0) return false;
+  return true;
+}
+
 std::map<std::string, ChannelSlice> PlanChannelSlices(const HwConfig& cfg, std::vector<Placement>* parts) {
-  if (cfg.block_in != cfg.block_out) return {};
+  if (!ConcatsInPlace(cfg)) return {};
   return Planner(cfg, parts).Run();
 }
 

@@ -29,6 +29,20 @@ struct ChannelSlice {
   int64_t channels = 0;  // channels of the root (its buffer's C)
 };
 
+// A rank-4 value's channel count.
+inline int64_t Channels(const ir::Value* v) { return v->type().shape[1]; }
+
+// Concats run in place only when activation tiles are square (BLOCK_IN == BLOCK_OUT).
+bool ConcatsInPlace(const HwConfig& cfg);
+
+// The graph-level conditions for concat n to run in place, channel blocks and
+// placement aside: int8 rank 4 on axis 1 (or -3); distinct, non-constant int8
+// operands with the result's quantization.
+bool InPlaceConcatCandidate(const ir::Node& n);
+
+// Every operand of concat n but the last fills whole blocks of `block` channels.
+bool OperandsFillBlocks(const ir::Node& n, int64_t block);
+
 // Turns the placement of every concat that can be written in place into an
 // alias and returns where each value inside a shared buffer lives (values not
 // in the map have a buffer of their own). A concat that cannot (a host-made or

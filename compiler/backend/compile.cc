@@ -426,7 +426,7 @@ class Compiler {
 
 StatusOr<std::unique_ptr<tsr::Model>> CompileGraph(const ir::Graph& g, const HwConfig& cfg,
                                                    const BackendOptions& opts) {
-  if (cfg.block_in == cfg.block_out) {  // concats padded to channel blocks run in place (align_concat.h)
+  if (ConcatsInPlace(cfg)) {  // concats padded to channel blocks run in place (align_concat.h)
     std::unique_ptr<ir::Graph> aligned = g.Clone();
     if (AlignChannelConcats(*aligned, cfg.block_in) > 0) {
       const Status v = ir::Verify(*aligned);

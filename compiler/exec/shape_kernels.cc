@@ -4,16 +4,13 @@
 #include <cstring>
 
 #include "compiler/exec/kernel.h"
+#include "compiler/ir/tensor_index.h"
 
 namespace tessera::exec {
 namespace {
 
 using ir::Shape;
 using ir::Tensor;
-
-int64_t IndexAt(const Tensor& t, int64_t i) {
-  return t.dtype() == ir::DType::kI64 ? t.data<int64_t>()[i] : t.data<int32_t>()[i];
-}
 
 StatusOr<KernelFn> MakeGather(const ir::Node& node) {
   const Shape xs = node.input(0)->type().shape;
@@ -27,14 +24,14 @@ StatusOr<KernelFn> MakeGather(const ir::Node& node) {
     const Tensor& idx = *in[1];
     const int64_t n = idx.numel();
     for (int64_t k = 0; k < n; ++k) {
-      const int64_t j = IndexAt(idx, k);
+      const int64_t j = ir::IndexAt(idx, k);
       if (j < -len || j >= len) return InvalidArgumentError("gather index {} out of range [{}, {})", j, -len, len);
     }
     const uint8_t* x = in[0]->raw();
     uint8_t* y = out[0].raw();
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t k = 0; k < n; ++k) {
-        int64_t j = IndexAt(idx, k);
+        int64_t j = ir::IndexAt(idx, k);
         if (j < 0) j += len;
         std::memcpy(y + (o * n + k) * inner, x + (o * len + j) * inner, inner);
       }
@@ -54,7 +51,7 @@ StatusOr<KernelFn> MakeGatherElements(const ir::Node& node) {
   return KernelFn([=](const Operands& in, std::vector<Tensor>& out) -> Status {
     std::vector<int64_t> idx(r, 0);
     for (int64_t o = 0; o < out[0].numel(); ++o) {
-      int64_t j = IndexAt(*in[1], o);
+      int64_t j = ir::IndexAt(*in[1], o);
       if (j < -xs[axis] || j >= xs[axis])
         return InvalidArgumentError("gather_elements index {} out of range for size {}", j, xs[axis]);
       if (j < 0) j += xs[axis];

@@ -37,13 +37,8 @@ StatusOr<PassStats> BatchNormToConv(ir::Graph& g) {
     const std::string base = bn->input(1)->name();
     ir::Value* wv = g.AddConstant(g.UniqueName(base + ".bn_w"), std::move(w));
     ir::Value* bv = g.AddConstant(g.UniqueName(base + ".bn_b"), std::move(b));
-    ir::Attrs a;
-    a.Set("strides", std::vector<int64_t>{1, 1});
-    a.Set("pads", std::vector<int64_t>{0, 0, 0, 0});
-    a.Set("dilations", std::vector<int64_t>{1, 1});
-    a.Set("group", c);
     ir::Node* conv = g.AddNode("conv", {bn->input(0), wv, bv}, {g.UniqueName(bn->output()->name() + ".dw")},
-                               std::move(a), bn->name(), bn);
+                               UnitConvAttrs(c), bn->name(), bn);
     conv->output()->set_type(bn->output()->type());
     Forward(g, bn, bn->output(), conv->output());
     stats.Count("rewritten");

@@ -9,7 +9,8 @@
 //   after:  %y: i8[N,K,H,W]<s> = qconv(%x, %y.select: i8[K,C,1,1]<s=1>) {multiplier=[1 in fixed point], ...}
 //           with select[k, idx[k]] = 1
 // The quantizer runs it after fold-qdq.
-#include <algorithm>
+#include <optional>
+#include <vector>
 
 #include "compiler/ir/graph.h"
 #include "compiler/passes/pass.h"
@@ -20,30 +21,20 @@ namespace tessera::passes {
 
 StatusOr<PassStats> ChannelGatherToConv(ir::Graph& g) {
   PassStats stats;
+  const StatusOr<quant::FixedPoint> unit = quant::ChooseFixedPoint({1.0});
+  TSR_CHECK(unit.ok(), "no fixed-point form of 1: {}", unit.status().ToString());
   for (ir::Node* n : g.nodes()) {
-    if (n->op() != "gather" || n->attrs().Int("axis", 0) != 1) continue;
+    const std::optional<std::vector<int64_t>> idx = ChannelIndices(*n, ir::DType::kI8);
+    if (!idx || idx->empty()) continue;
     ir::Value* x = n->input(0);
     const ir::TensorType& t = x->type();
-    if (t.dtype != ir::DType::kI8 || t.rank() != 4 || !t.quant || t.quant->per_axis() || !n->input(1)->is_constant() ||
-        n->input(1)->type().rank() != 1)
-      continue;
-    const ir::Tensor& idx = n->input(1)->data();
-    const int64_t c = t.shape[1], k = idx.numel();
-    if (k == 0) continue;
-    ir::Tensor w(ir::DType::kI8, {k, c, 1, 1});
-    std::fill(w.data<int8_t>(), w.data<int8_t>() + w.numel(), int8_t{0});
-    for (int64_t o = 0; o < k; ++o) {
-      int64_t i = idx.dtype() == ir::DType::kI64 ? idx.data<int64_t>()[o] : idx.data<int32_t>()[o];
-      w.data<int8_t>()[o * c + (i < 0 ? i + c : i)] = 1;
-    }
-    TSR_ASSIGN_OR_RETURN(quant::FixedPoint unit, quant::ChooseFixedPoint({1.0}));
-    ir::Attrs a;
-    a.Set("strides", std::vector<int64_t>{1, 1});
-    a.Set("pads", std::vector<int64_t>{0, 0, 0, 0});
-    a.Set("dilations", std::vector<int64_t>{1, 1});
-    a.Set("group", int64_t{1});
-    a.Set("multiplier", unit.multiplier);
-    a.Set("shift", static_cast<int64_t>(unit.shift));
+    if (!t.quant || t.quant->per_axis()) continue;
+    const int64_t c = t.shape[1], k = static_cast<int64_t>(idx->size());
+    ir::Tensor w(ir::DType::kI8, {k, c, 1, 1});  // zero-filled
+    for (int64_t o = 0; o < k; ++o) w.data<int8_t>()[o * c + (*idx)[static_cast<size_t>(o)]] = 1;
+    ir::Attrs a = UnitConvAttrs(1);
+    a.Set("multiplier", unit->multiplier);
+    a.Set("shift", static_cast<int64_t>(unit->shift));
     const std::string base = n->output()->name();
     ir::Value* wv = g.AddConstant(g.UniqueName(base + ".select"), std::move(w), ir::QuantParams::PerTensor(1.f));
     ir::Node* conv = g.AddNode("qconv", {x, wv}, {g.UniqueName(base + ".conv")}, std::move(a), n->name(), n);

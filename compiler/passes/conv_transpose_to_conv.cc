@@ -100,11 +100,8 @@ StatusOr<PassStats> ConvTransposeToConv(ir::Graph& g) {
       for (int64_t o = 0; o < oc; ++o) nb.data<float>()[o] = n->input(2)->data().data<float>()[o / ph];
       in.push_back(g.AddConstant(g.UniqueName(n->input(2)->name() + ".ct"), std::move(nb)));
     }
-    ir::Attrs ca;
-    ca.Set("strides", std::vector<int64_t>{1, 1});
+    ir::Attrs ca = UnitConvAttrs(1);
     ca.Set("pads", std::vector<int64_t>{h.pad0, v.pad0, h.pad1, v.pad1});
-    ca.Set("dilations", std::vector<int64_t>{1, 1});
-    ca.Set("group", int64_t{1});
     for (const char* a : {"act_min", "act_max"})
       if (n->attrs().Has(a)) ca.Set(a, n->attrs().Float(a));
     const int64_t LH = h.ConvOut(), LW = v.ConvOut();

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "compiler/ir/graph.h"
+#include "compiler/ir/tensor_index.h"
 #include "compiler/passes/pass.h"
 #include "compiler/passes/rewrite.h"
 
@@ -29,24 +30,6 @@ namespace tessera::passes {
 namespace {
 
 bool F32Rank4(const ir::Value* v) { return v->type().dtype == ir::DType::kF32 && v->type().rank() == 4; }
-
-// The channels a gather on axis 1 of a rank-4 f32 value takes (constant 1-D
-// indices, negative ones resolved), or nullopt.
-std::optional<std::vector<int64_t>> ChannelIndices(const ir::Node& n) {
-  if (n.op() != "gather" || n.attrs().Int("axis", 0) != 1 || !F32Rank4(n.input(0)) || !n.input(1)->is_constant() ||
-      n.input(1)->type().rank() != 1)
-    return std::nullopt;
-  const ir::Tensor& t = n.input(1)->data();
-  const int64_t c = n.input(0)->type().shape[1];
-  std::vector<int64_t> idx(static_cast<size_t>(t.numel()));
-  for (size_t k = 0; k < idx.size(); ++k) {
-    int64_t v = t.dtype() == ir::DType::kI64 ? t.data<int64_t>()[k] : t.data<int32_t>()[k];
-    if (v < 0) v += c;
-    if (v < 0 || v >= c) return std::nullopt;
-    idx[k] = v;
-  }
-  return idx;
-}
 
 // The input and channel indices of a channel shuffle ending at reshape n.
 std::optional<std::pair<ir::Value*, std::vector<int64_t>>> MatchShuffle(ir::Node* n) {
@@ -99,28 +82,17 @@ ir::Node* ReplaceWithGather(ir::Graph& g, ir::Node* n, ir::Value* x, const std::
 bool ConstF32(const ir::Value* v) { return v->is_constant() && v->type().dtype == ir::DType::kF32; }
 
 // conv(gather(x, idx), w) = conv(x, w') for a group-1 conv.
-bool FoldIntoConv(ir::Graph& g, ir::Node* conv, ir::Value* x, const std::vector<int64_t>& idx) {
-  const ir::Tensor& w = conv->input(1)->data();
-  const int64_t m = w.dim(0), k = w.dim(1), taps = w.dim(2) * w.dim(3), cx = x->type().shape[1];
-  ir::Tensor nw(ir::DType::kF32, {m, cx, w.dim(2), w.dim(3)});
-  std::fill(nw.data<float>(), nw.data<float>() + nw.numel(), 0.f);
-  for (int64_t o = 0; o < m; ++o)
-    for (int64_t c = 0; c < k; ++c)
-      for (int64_t t = 0; t < taps; ++t)
-        nw.data<float>()[(o * cx + idx[c]) * taps + t] += w.data<float>()[(o * k + c) * taps + t];
-  conv->SetInput(1, g.AddConstant(g.UniqueName(conv->input(1)->name() + ".perm"), std::move(nw)));
+void FoldIntoConv(ir::Graph& g, ir::Node* conv, ir::Value* x, const std::vector<int64_t>& idx) {
+  ir::Tensor w = ir::ScatterAxis(conv->input(1)->data(), 1, idx, x->type().shape[1]);
+  conv->SetInput(1, g.AddConstant(g.UniqueName(conv->input(1)->name() + ".perm"), std::move(w)));
   conv->SetInput(0, x);
-  return true;
 }
 
 // dwconv(gather(x, idx)) = gather(dwconv'(x), idx) for a full permutation idx.
 void MovePastDepthwise(ir::Graph& g, ir::Node* conv, ir::Value* x, const std::vector<int64_t>& idx) {
   std::vector<ir::Value*> in = {x};
   for (int i = 1; i < conv->num_inputs(); ++i) {
-    const ir::Tensor& t = conv->input(i)->data();
-    const int64_t per = t.numel() / t.dim(0);
-    ir::Tensor p(ir::DType::kF32, t.shape());
-    for (size_t c = 0; c < idx.size(); ++c) std::copy_n(t.data<float>() + c * per, per, p.data<float>() + idx[c] * per);
+    ir::Tensor p = ir::ScatterAxis(conv->input(i)->data(), 0, idx, static_cast<int64_t>(idx.size()));
     in.push_back(g.AddConstant(g.UniqueName(conv->input(i)->name() + ".perm"), std::move(p)));
   }
   ir::Node* dw =
@@ -148,7 +120,11 @@ StatusOr<PassStats> FoldChannelShuffle(ir::Graph& g) {
     for (ir::Node* n : g.nodes()) {  // one rewrite per scan: it may remove nodes of the snapshot
       // Canonical form: one gather on axis 1, composed with the gather it reads.
       auto m = MatchShuffle(n);
-      if (!m) m = MatchSlice(n);
+      const char* matched = "shuffles";
+      if (!m) {
+        m = MatchSlice(n);
+        matched = "slices";
+      }
       if (m) {
         ir::Value* was = n->input(0);
         ReplaceWithGather(g, n, m->first, m->second);
@@ -157,11 +133,11 @@ StatusOr<PassStats> FoldChannelShuffle(ir::Graph& g) {
           was = p->input(0);
           g.RemoveNode(p);
         }
-        stats.Count(m->second.size() == static_cast<size_t>(m->first->type().shape[1]) ? "shuffles" : "slices");
+        stats.Count(matched);
         changed = true;
         break;
       }
-      auto idx = ChannelIndices(*n);
+      auto idx = ChannelIndices(*n, ir::DType::kF32);
       if (!idx) continue;
       ir::Value* x = n->input(0);
       if (IsPermutation(*idx, x->type().shape[1]) && std::is_sorted(idx->begin(), idx->end())) {  // identity
@@ -170,8 +146,8 @@ StatusOr<PassStats> FoldChannelShuffle(ir::Graph& g) {
         changed = true;
         break;
       }
-      if (ir::Node* p = x->producer(); p && ChannelIndices(*p)) {
-        const auto inner = *ChannelIndices(*p);
+      if (ir::Node* p = x->producer(); p && ChannelIndices(*p, ir::DType::kF32)) {
+        const auto inner = *ChannelIndices(*p, ir::DType::kF32);
         for (int64_t& v : *idx) v = inner[v];
         ReplaceWithGather(g, n, p->input(0), *idx);
         if (g.NumUses(p->output()) == 0) g.RemoveNode(p);

@@ -1,6 +1,7 @@
 // Small rewriting helpers shared by passes.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,5 +23,15 @@ ir::Node* OnlyUser(const ir::Graph& g, const ir::Value* v);
 // A batch_norm's per-channel scale gamma / sqrt(var + epsilon); its
 // gamma and var inputs are f32 constants.
 std::vector<float> BatchNormScale(const ir::Node& bn);
+
+// The channels a gather on axis 1 (or -3) of a rank-4 `dtype` value takes:
+// its constant 1-D indices, negative ones resolved. nullopt for any other
+// node, and when an index is out of range (user input: the CPU kernel
+// reports it at run time).
+std::optional<std::vector<int64_t>> ChannelIndices(const ir::Node& n, ir::DType dtype);
+
+// A conv's attributes for unit strides and dilations, no padding and `group`
+// groups (the 1x1 convs that rewrites build).
+ir::Attrs UnitConvAttrs(int64_t group);
 
 }  // namespace tessera::passes

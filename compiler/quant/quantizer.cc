@@ -12,18 +12,21 @@
 #include "compiler/ir/graph.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/passes/pass_manager.h"
+#include "compiler/passes/rewrite.h"
 
 namespace tessera::quant {
 namespace {
 
 // Ops that keep the scale of their (first) input: their result gets the
 // input's scale, so the int8 op needs no rescale. A gather counts when it
-// takes channels of a rank-4 value with constant indices (what
+// takes channels of a rank-4 value with constant in-range indices (what
 // fold-channel-shuffle leaves; channel-gather-to-conv runs it on the device).
+// fold-qdq's data-movement list (fold_qdq.cc IsMovement) is wider on purpose:
+// any gather commutes with a per-tensor affine map, so explicit Q/DQ around
+// one fold; this list is what the quantizer chooses to run in int8.
 bool KeepsScale(const ir::Node& n) {
   const std::string& op = n.op();
-  if (op == "gather")
-    return n.attrs().Int("axis", 0) == 1 && n.input(0)->type().rank() == 4 && n.input(1)->is_constant();
+  if (op == "gather") return passes::ChannelIndices(n, n.input(0)->type().dtype).has_value();
   return op == "max_pool" || op == "global_max_pool" || op == "reshape" || op == "flatten" || op == "transpose" ||
          op == "squeeze" || op == "unsqueeze" || op == "identity" || op == "pad" || op == "relu" || op == "avg_pool" ||
          op == "global_avg_pool" || op == "clip" || op == "slice" || op == "expand" || op == "tile" || op == "resize";
