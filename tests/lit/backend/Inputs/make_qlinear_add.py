@@ -2,7 +2,9 @@
 block: QuantizeLinear -> QLinearConv a (3x3, pad 1) -> QLinearConv b (1x1) ->
 com.microsoft QLinearAdd(a, b) -> DequantizeLinear. int8 activations with zero
 point 0 (quantize_static with symmetric activations), or with argv[2] == "u8"
-uint8 ones with zero points (the default). Also x.npy and onnx_ref.npy, the
+uint8 ones with zero points (the default); with argv[2] == "tie" int8 ones with
+s_a = s_b = 0.5 and s_c = 1, so about half the sums land exactly on .5 (ties).
+Also x.npy, exact.npy (the unrounded sum at C's scale) and onnx_ref.npy, the
 output under the ONNX float formulas computed in NumPy (what ONNX Runtime's
 scalar fallback computes; its SIMD QLinearAdd uses 22-bit fixed-point
 multipliers, MlasCalcQLinearAddParameters, and may differ by 1 LSB): QLinearConv
@@ -15,7 +17,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-u8 = sys.argv[2:] == ["u8"]
+u8, tie = sys.argv[2:] == ["u8"], sys.argv[2:] == ["tie"]
 rs = np.random.RandomState(9)
 f32 = np.float32
 at, lo, hi = (np.uint8, 0, 255) if u8 else (np.int8, -128, 127)
@@ -23,11 +25,11 @@ zp = lambda v: np.array(v if u8 else 0, at)
 c = {
     "xs": np.array(f32(0.02)), "xz": zp(120),
     "w1": rs.randint(-127, 128, (16, 8, 3, 3)).astype(np.int8), "w1s": rs.uniform(0.002, 0.01, 16).astype(f32),
-    "w1z": np.zeros(16, np.int8), "as": np.array(f32(0.05)), "az": zp(20),
+    "w1z": np.zeros(16, np.int8), "as": np.array(f32(0.5 if tie else 0.05)), "az": zp(20),
     "b1": rs.randint(-800, 800, 16).astype(np.int32),
     "w2": rs.randint(-127, 128, (16, 16, 1, 1)).astype(np.int8), "w2s": np.array(f32(0.004)),
-    "w2z": np.array(0, np.int8), "bs": np.array(f32(0.04)), "bz": zp(140),
-    "cs": np.array(f32(0.07)), "cz": zp(100),
+    "w2z": np.array(0, np.int8), "bs": np.array(f32(0.5 if tie else 0.04)), "bz": zp(140),
+    "cs": np.array(f32(1.0 if tie else 0.07)), "cz": zp(100),
 }
 nodes = [
     helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
@@ -57,3 +59,4 @@ b = requant(acc2, c["as"] * c["w2s"] / c["bs"], c["bz"])
 real = c["as"] * (a - int(c["az"])).astype(f32) + c["bs"] * (b - int(c["bz"])).astype(f32)
 q = np.clip(np.round(real / c["cs"]) + int(c["cz"]), lo, hi)
 np.save(os.path.join(sys.argv[1], "onnx_ref.npy"), ((q - int(c["cz"])) * c["cs"]).astype(f32))
+np.save(os.path.join(sys.argv[1], "exact.npy"), (real / c["cs"]).astype(np.float64))
