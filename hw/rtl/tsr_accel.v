@@ -90,7 +90,7 @@ module tsr_accel (
   localparam int NBU = BEAT_B > TSR_ELEM_BYTES_UOP ? BEAT_B / TSR_ELEM_BYTES_UOP : 1;
   localparam int AW = TSR_DEV_ADDR_BITS;  // device addresses (the bus adds DRAM_BASE)
   localparam int IW = TSR_STREAM_IDX_BITS;  // stream indices and counts of a launched stream
-  localparam int QW = 128 + IW;  // command-queue entry: instruction, stream index
+  localparam int QW = 129 + IW;  // command-queue entry: range fault, stream index, instruction
   localparam int P_FETCH = 0, P_COMPUTE = 1, P_STORE = 2, P_LOAD = 3;  // port requesters (AXI IDs)
   localparam logic [31:0] NO_INSN = 32'hFFFF_FFFF;
 
@@ -221,6 +221,16 @@ module tsr_accel (
       .module_id(dec_module)
   );
 
+  // The range check of a LOAD/STORE is a function of the instruction alone,
+  // so it runs once, on the fetch head as it is dispatched, and travels in
+  // the command-queue entry (bit QW-1) to the module's start, where a fault
+  // is raised (one check and its two products instead of one per module).
+  logic f_range_fault;
+  tsr_mem_check u_chk (
+      .insn(f_head),
+      .fault(f_range_fault)
+  );
+
   // Command queues (by module) and token queues.
   logic [2:0] cq_push, cq_pop, cq_full, cq_empty;
   logic [QW-1:0] cq_head[3];
@@ -237,7 +247,7 @@ module tsr_accel (
         .clk(clk),
         .rst(clr),
         .push(cq_push[m]),
-        .push_data({f_index, f_head}),
+        .push_data({f_range_fault, f_index, f_head}),
         .pop(cq_pop[m]),
         .head(cq_head[m]),
         .count(cnt),
@@ -281,7 +291,7 @@ module tsr_accel (
         .cyc(CTR_W'(cyc)),
         .q_valid(!cq_empty[m]),
         .q_insn(cq_head[m][127:0]),
-        .q_index(cq_head[m][QW-1:128]),
+        .q_index(cq_head[m][QW-2:128]),
         .hold(u_hold[m]),
         .end_now(u_end[m]),
         .busy_part(u_busy_part[m]),
@@ -343,13 +353,8 @@ module tsr_accel (
   // ---- Faults -------------------------------------------------------------------
   logic [2:0] start_fault  /* verilator split_var */;
   for (genvar m = 0; m < 3; m++) begin : g_chk
-    logic mf;
-    tsr_mem_check u_chk (
-        .insn(cq_head[m][127:0]),
-        .fault(mf)
-    );
     assign start_fault[m] = u_start[m] && (32'(op_of(cq_head[m][127:0])) == TSR_OP_LOAD ||
-                                           32'(op_of(cq_head[m][127:0])) == TSR_OP_STORE) && mf;
+                                           32'(op_of(cq_head[m][127:0])) == TSR_OP_STORE) && cq_head[m][QW-1];
   end
   logic exec_oob, resp_fault, oob_fault, token_fault, dec_fault, deadlock, wd_fire, any_fault;
   logic [31:0] resp_insn;
@@ -879,15 +884,15 @@ module tsr_accel (
           end else if (start_fault[ML]) begin
             st_error <= 1'b1;
             err_code <= 32'(TSR_ERR_MEMORY_FAULT);
-            err_insn <= 32'(cq_head[ML][QW-1:128]);
+            err_insn <= 32'(cq_head[ML][QW-2:128]);
           end else if (start_fault[MC]) begin
             st_error <= 1'b1;
             err_code <= 32'(TSR_ERR_MEMORY_FAULT);
-            err_insn <= 32'(cq_head[MC][QW-1:128]);
+            err_insn <= 32'(cq_head[MC][QW-2:128]);
           end else if (start_fault[MS]) begin
             st_error <= 1'b1;
             err_code <= 32'(TSR_ERR_MEMORY_FAULT);
-            err_insn <= 32'(cq_head[MS][QW-1:128]);
+            err_insn <= 32'(cq_head[MS][QW-2:128]);
           end else if (dec_fault) begin
             st_error <= 1'b1;
             err_code <= 32'(TSR_ERR_ILLEGAL_INSTRUCTION);

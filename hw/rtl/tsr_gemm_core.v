@@ -42,12 +42,17 @@ module tsr_gemm_core #(
   // S bits hold x*w_lo as a signed number and the rest x*w_hi plus its borrow.
   //   before: x*w_lo, x*w_hi        after: p = x*wsum; lo = p[S-1:0];
   //                                        hi = (p >>> S) + lo[S-1]
-  // The iCE40 flow (TSR_ICE40) keeps one product per multiplier: SB_MAC16 is 16x16, an 8x25 product would take two.
+  // The iCE40 flow (TSR_ICE40) does not pack (SB_MAC16 is 16x16, an 8x25
+  // product would take two); with int8 lanes it puts two products, k and
+  // k+1 of one dot product, in one SB_MAC16 in its 8x8 mode (DUAL8):
+  //   A = {x[k+1], x[k]}, B = {w[k+1], w[k]}  ->  O = {x[k+1]*w[k+1], x[k]*w[k]}
   localparam int S = INP_BITS + WGT_BITS;
 `ifdef TSR_ICE40
   localparam bit PACK = 1'b0;
+  localparam bit DUAL8 = INP_BITS == 8 && WGT_BITS == 8 && BLOCK_IN % 2 == 0;
 `else
   localparam bit PACK = 1'b1;
+  localparam bit DUAL8 = 1'b0;
 `endif
   localparam int PAIRS = PACK ? BLOCK_OUT / 2 : 0;
   // A dot product of BLOCK_IN products fits SUM_W signed bits; summing at
@@ -56,6 +61,55 @@ module tsr_gemm_core #(
 
   // prod[b][o][k]: x * w as a SUM_W-bit signed number.
   logic signed [SUM_W-1:0] prod[BATCH][BLOCK_OUT][BLOCK_IN];
+`ifdef TSR_ICE40
+  logic signed [15:0] p8[BATCH][BLOCK_OUT][BLOCK_IN];  // DUAL8: the SB_MAC16 products
+  if (DUAL8) begin : g_dual8
+    for (genvar b = 0; b < BATCH; b++) begin : g_b
+      for (genvar o = 0; o < BLOCK_OUT; o++) begin : g_o
+        for (genvar k = 0; k < BLOCK_IN; k += 2) begin : g_k
+          logic [31:0] o32;
+          SB_MAC16 #(
+              .MODE_8x8(1'b1),
+              .A_SIGNED(1'b1),
+              .B_SIGNED(1'b1),
+              .TOPOUTPUT_SELECT(2'b10),  // the upper 8x8 product, unregistered
+              .BOTOUTPUT_SELECT(2'b10)  // the lower one
+          ) u_mac (
+              .CLK(1'b0),
+              .CE(1'b0),
+              .C(16'd0),
+              .A(inp[(b*BLOCK_IN+k)*8+:16]),
+              .B(wgt[(o*BLOCK_IN+k)*8+:16]),
+              .D(16'd0),
+              .AHOLD(1'b0),
+              .BHOLD(1'b0),
+              .CHOLD(1'b0),
+              .DHOLD(1'b0),
+              .IRSTTOP(1'b0),
+              .IRSTBOT(1'b0),
+              .ORSTTOP(1'b0),
+              .ORSTBOT(1'b0),
+              .OLOADTOP(1'b0),
+              .OLOADBOT(1'b0),
+              .ADDSUBTOP(1'b0),
+              .ADDSUBBOT(1'b0),
+              .OHOLDTOP(1'b0),
+              .OHOLDBOT(1'b0),
+              .CI(1'b0),
+              .ACCUMCI(1'b0),
+              .SIGNEXTIN(1'b0),
+              .O(o32),
+              .CO(),
+              .ACCUMCO(),
+              .SIGNEXTOUT()
+          );
+          assign p8[b][o][k] = o32[15:0];
+          assign p8[b][o][k+1] = o32[31:16];
+        end
+      end
+    end
+  end
+`endif
   always_comb begin
     for (int b = 0; b < BATCH; b++) begin
       for (int k = 0; k < BLOCK_IN; k++) begin
@@ -79,7 +133,11 @@ module tsr_gemm_core #(
         for (int o = 2 * PAIRS; o < BLOCK_OUT; o++) begin
           logic signed [WGT_BITS-1:0] w;
           w = wgt[(o*BLOCK_IN+k)*WGT_BITS+:WGT_BITS];
+`ifdef TSR_ICE40
+          prod[b][o][k] = DUAL8 ? SUM_W'(p8[b][o][k]) : SUM_W'(x * w);
+`else
           prod[b][o][k] = SUM_W'(x * w);
+`endif
         end
       end
     end
