@@ -123,6 +123,77 @@ TEST(CycleSim, LoadGemmStoreChain) {
   ExpectCategoriesSum(r.stats);
 }
 
+// The compute module's two pipes (sim/timing.h, docs/microarch.md "Overlap").
+// Fetch: 5 instructions (80 B) accepted in 0, data 32..36, arrive 37, dispatch
+// 37..41. The uop LOAD starts 38, its burst is accepted 40: data 72, ends 73.
+// The GEMM (20 iterations) runs 73..97.
+std::string OverlapProgram(const char* alu2, const char* alu3) {
+  return std::string(
+             ".uops k 0x1000\n dst=0 src=0 wgt=0\n dst=8 src=0 wgt=0\n.end\n"
+             "LOAD mem=uop sram=0 dram=k y_size=1 x_size=2 x_stride=2\n"
+             "GEMM uop_bgn=0 uop_end=1 iter_out=2 iter_in=10\n"
+             "ALU op=add use_imm imm=1 uop_bgn=1 uop_end=2 iter_out=5 iter_in=1 ") +
+         alu2 + "\nALU op=add use_imm imm=1 uop_bgn=1 uop_end=2 iter_out=5 iter_in=1 " + alu3 + "\nFINISH\n";
+}
+
+TEST(CycleSim, AluWithOvlRunsBesideTheGemm) {
+  SimRun r = RunSim(OverlapProgram("ovl", "ovl"));
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.timing[0].end, 73);
+  EXPECT_EQ(r.timing[1].start, 73);
+  EXPECT_EQ(r.timing[1].end, 73 + 20 + 4);
+  // One start per cycle: 74, 5 iterations + P_alu = 8 cycles; the next on the free ALU pipe.
+  EXPECT_EQ(r.timing[2].start, 74);
+  EXPECT_EQ(r.timing[2].end, 82);
+  EXPECT_EQ(r.timing[3].start, 82);
+  EXPECT_EQ(r.timing[3].end, 90);
+  // FINISH takes both pipes: after the GEMM.
+  EXPECT_EQ(r.timing[4].start, 97);
+  EXPECT_EQ(r.stats.cycles(), 98);
+  // Busy: the LOAD's setup + beat, the GEMM (the ALUs beside it count once), FINISH.
+  EXPECT_EQ(r.stats.unit(regs::Unit::kCompute).busy, 3 + 24 + 1);
+  ExpectCategoriesSum(r.stats);
+}
+
+TEST(CycleSim, AluWithoutOvlWaitsForBothPipes) {
+  SimRun r = RunSim(OverlapProgram("ovl", ""));
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.timing[2].start, 74);
+  EXPECT_EQ(r.timing[3].start, 97);
+  EXPECT_EQ(r.timing[3].end, 105);
+  EXPECT_EQ(r.stats.cycles(), 106);
+  EXPECT_EQ(r.stats.unit(regs::Unit::kCompute).busy, 3 + 24 + 8 + 1);
+  ExpectCategoriesSum(r.stats);
+  // Without overlap at all: 73 + 24 + 8 + 8 + 1.
+  SimRun serial = RunSim(OverlapProgram("", ""));
+  ASSERT_TRUE(serial.status.ok()) << serial.status.ToString();
+  EXPECT_EQ(serial.stats.cycles(), 73 + 24 + 8 + 8 + 1);
+}
+
+TEST(CycleSim, AYoungerPushWaitsForTheOlderPipeOnTheSameQueue) {
+  // GEMM and the first ALU both push to store. The ALU ends first but pushes
+  // after the GEMM, holding the ALU pipe: the second ALU starts as the GEMM ends.
+  const char* text =
+      ".uops k 0x1000\n dst=0 src=0 wgt=0\n dst=8 src=0 wgt=0\n.end\n"
+      "LOAD mem=uop sram=0 dram=k y_size=1 x_size=2 x_stride=2\n"
+      "GEMM uop_bgn=0 uop_end=1 iter_out=2 iter_in=10 push_next\n"
+      "ALU op=add use_imm imm=1 uop_bgn=1 uop_end=2 iter_out=5 iter_in=1 ovl push_next\n"
+      "ALU op=add use_imm imm=1 uop_bgn=1 uop_end=2 iter_out=5 iter_in=1 ovl\n"
+      "STORE mem=out sram=0 dram=0x3000 y_size=1 x_size=1 x_stride=1 pop_prev\n"
+      "STORE mem=out sram=8 dram=0x3010 y_size=1 x_size=1 x_stride=1 pop_prev push_prev\n"
+      "FINISH pop_next\n";
+  SimRun r = RunSim(text);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  // (7 instructions: fetched 2 cycles later than above, everything shifts by 2.)
+  EXPECT_EQ(r.timing[1].start, 75);
+  EXPECT_EQ(r.timing[1].end, 99);
+  EXPECT_EQ(r.timing[2].start, 76);
+  EXPECT_EQ(r.timing[2].end, 84);
+  EXPECT_EQ(r.timing[3].start, 99);
+  EXPECT_EQ(r.timing[4].start, 99);  // both tokens arrive in 99
+  ExpectCategoriesSum(r.stats);
+}
+
 TEST(CycleSim, AluVectorOperandCostsASecondReadUnlessRepeated) {
   // uops: (dst 0, src 5), (dst 1, src 5), (dst 2, src 6); iter_out 2 with src_out 0.
   // Source sequence 5 5 6 5 5 6: misses at 1st, 3rd, 4th, 6th -> 4*2 + 2*1 = 10 cycles + 3.

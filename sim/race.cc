@@ -4,75 +4,142 @@
 #include "isa/config.h"
 #include "isa/regs.h"
 #include "sim/core.h"
+#include "sim/timing.h"
 
 namespace tessera {
+namespace {
+
+constexpr int kAluPipe = static_cast<int>(Module::kCompute);
+constexpr int kGemmPipe = kNumModules;
+
+void Join(RaceChecker::Clock& c, const RaceChecker::Clock& o) {
+  for (size_t k = 0; k < c.size(); ++k) c[k] = std::max(c[k], o[k]);
+}
+
+bool IsPipe(int agent) { return agent == kAluPipe || agent == kGemmPipe; }
+
+}  // namespace
 
 RaceChecker::RaceChecker(const HwConfig& cfg, const std::vector<Instruction>* stream) : cfg_(cfg), stream_(stream) {
-  inp_ = {std::vector<int64_t>(cfg.inp_entries), std::vector<int64_t>(cfg.inp_entries), "inp", Module::kLoad,
-          Module::kCompute};
-  wgt_ = {std::vector<int64_t>(cfg.wgt_entries), std::vector<int64_t>(cfg.wgt_entries), "wgt", Module::kLoad,
-          Module::kCompute};
-  out_ = {std::vector<int64_t>(cfg.acc_entries), std::vector<int64_t>(cfg.acc_entries), "out", Module::kCompute,
-          Module::kStore};
+  inp_ = MakeTracker(cfg.inp_entries, "inp");
+  wgt_ = MakeTracker(cfg.wgt_entries, "wgt");
+  acc_ = MakeTracker(cfg.acc_entries, "acc");
 }
 
-void RaceChecker::Pop(Module m, const Clock& token) {
-  Clock& c = vc_[static_cast<int>(m)];
-  for (int k = 0; k < kNumModules; ++k) c[k] = std::max(c[k], token[k]);
+RaceChecker::Tracker RaceChecker::MakeTracker(int64_t entries, const char* name) {
+  Tracker t;
+  t.write_seq.assign(static_cast<size_t>(entries), 0);
+  t.write_agent.assign(static_cast<size_t>(entries), 0);
+  for (auto& r : t.read_seq) r.assign(static_cast<size_t>(entries), 0);
+  t.name = name;
+  return t;
 }
 
-Status RaceChecker::Access(Tracker& t, int64_t e, bool write, Module m, int64_t index) {
-  const int mi = static_cast<int>(m);
-  const int64_t seq = vc_[mi][mi];
-  // The conflicting accesses are the other module's writes (for a read) or reads (for a write).
-  const Module other = write ? t.reader : t.writer;
-  const int64_t other_seq = write ? t.read_seq[e] : t.write_seq[e];
-  if (other_seq > vc_[mi][static_cast<int>(other)]) {
-    const int64_t other_index = seq_to_index_[static_cast<int>(other)][other_seq - 1];
+int RaceChecker::AgentOf(int64_t index) const {
+  const Instruction& in = (*stream_)[index];
+  const Module m = ModuleOf(in);
+  if (m == Module::kCompute && !timing::TakesBothPipes(in) && timing::PipeOf(in) == timing::Pipe::kGemm)
+    return kGemmPipe;
+  return static_cast<int>(m);
+}
+
+void RaceChecker::Pop(int64_t index, const Clock& token) { Join(vc_[AgentOf(index)], token); }
+
+Status RaceChecker::Race(const Tracker& t, int64_t e, bool write, int agent, int64_t index, int other,
+                         int64_t other_seq, bool other_write) const {
+  const int64_t other_index = seq_to_index_[other][other_seq - 1];
+  const std::string self = FormatInstruction(cfg_, (*stream_)[index]);
+  const std::string them = FormatInstruction(cfg_, (*stream_)[other_index]);
+  const char* what = write ? "writes" : "reads";
+  const char* their = other_write ? "write" : "read";
+  if (IsPipe(agent) && IsPipe(other))
     return regs::FaultError(
         regs::ErrorCode::kTokenError, index,
-        "race on {} entry {}: instruction {} ({}) on the {} module {} it, but the {} by instruction {} ({}) on the {} "
-        "module is not ordered before it by a dependency token",
-        t.name, e, index, FormatInstruction(cfg_, (*stream_)[index]), ModuleName(m), write ? "writes" : "reads",
-        write ? "read" : "write", other_index, FormatInstruction(cfg_, (*stream_)[other_index]), ModuleName(other));
+        "race on acc entry {}: instruction {} ({}) on the compute module's {} pipe {} it, but the {} by instruction "
+        "{} ({}) on its {} pipe may overlap it: an instruction with ovl must not touch the rows of the older "
+        "instruction on the other pipe",
+        e, index, self, agent == kGemmPipe ? "GEMM" : "ALU", what, their, other_index, them,
+        other == kGemmPipe ? "GEMM" : "ALU");
+  auto module_name = [](int a) { return ModuleName(static_cast<Module>(a == kGemmPipe ? kAluPipe : a)); };
+  const bool shadow = agent == static_cast<int>(Module::kStore) || other == static_cast<int>(Module::kStore);
+  return regs::FaultError(
+      regs::ErrorCode::kTokenError, index,
+      "race on {} entry {}: instruction {} ({}) on the {} module {} it, but the {} by instruction {} ({}) on the {} "
+      "module is not ordered before it by a dependency token",
+      t.name == std::string_view("acc") && shadow ? "out" : t.name, e, index, self, module_name(agent), what, their,
+      other_index, them, module_name(other));
+}
+
+Status RaceChecker::Access(Tracker& t, int64_t e, bool write, int agent, int64_t index) {
+  const Clock& c = vc_[agent];
+  const size_t i = static_cast<size_t>(e);
+  // A read conflicts with the latest write; a write also with every agent's latest read.
+  const int w_agent = t.write_agent[i];
+  const int64_t w_seq = t.write_seq[i];
+  if (w_seq > 0 && w_agent != agent && w_seq > c[w_agent]) return Race(t, e, write, agent, index, w_agent, w_seq, true);
+  if (write) {
+    for (int b = 0; b < kAgents; ++b) {
+      const int64_t r = t.read_seq[b][i];
+      if (b != agent && r > c[b]) return Race(t, e, write, agent, index, b, r, false);
+    }
+    t.write_seq[i] = c[agent];
+    t.write_agent[i] = static_cast<int8_t>(agent);
+  } else {
+    t.read_seq[agent][i] = c[agent];
   }
-  (write ? t.write_seq : t.read_seq)[e] = seq;
   return OkStatus();
 }
 
-Status RaceChecker::RecordRange(Tracker& t, int64_t first, int64_t count, bool write, Module m, int64_t index) {
+Status RaceChecker::RecordRange(Tracker& t, int64_t first, int64_t count, bool write, int agent, int64_t index) {
   // Out-of-bounds ranges are reported by the core when the instruction executes.
   count = std::min<int64_t>(count, static_cast<int64_t>(t.write_seq.size()) - first);
-  for (int64_t e = first; e < first + count; ++e) TSR_RETURN_IF_ERROR(Access(t, e, write, m, index));
+  for (int64_t e = first; e < first + count; ++e) TSR_RETURN_IF_ERROR(Access(t, e, write, agent, index));
   return OkStatus();
 }
 
-Status RaceChecker::Start(Module m, int64_t index, const Core& core) {
-  const int mi = static_cast<int>(m);
-  vc_[mi][mi] += 1;
-  seq_to_index_[mi].push_back(index);
+Status RaceChecker::Start(int64_t index, const Core& core) {
   const Instruction& in = (*stream_)[index];
+  const int a = AgentOf(index);
+  if (IsPipe(a)) {
+    // Program order within compute (sim/timing.h): an instruction that takes
+    // both pipes, or one without ovl, starts once the other pipe is empty; one
+    // with ovl may overlap the other pipe's latest instruction.
+    const int other = a == kGemmPipe ? kAluPipe : kGemmPipe;
+    Join(vc_[a], timing::MayOverlap(in) ? before_[other] : vc_[other]);
+    before_[a] = vc_[a];
+  }
+  vc_[a][a] += 1;
+  seq_to_index_[a].push_back(index);
+  if (IsPipe(a) && timing::TakesBothPipes(in)) {
+    // Nothing starts beside it: both pipes see it done.
+    Join(vc_[kGemmPipe], vc_[a]);
+    before_[a] = vc_[a];
+    before_[kGemmPipe] = vc_[kGemmPipe];
+  }
   switch (in.op()) {
     case Opcode::kLoad: {
       const int64_t n = core.SramRows(in);
-      if (in.mem_type() == MemType::kInp) return RecordRange(inp_, in.sram, n, true, m, index);
-      if (in.mem_type() == MemType::kWgt) return RecordRange(wgt_, in.sram, n, true, m, index);
+      if (in.mem_type() == MemType::kInp) return RecordRange(inp_, in.sram, n, true, a, index);
+      if (in.mem_type() == MemType::kWgt) return RecordRange(wgt_, in.sram, n, true, a, index);
       if (in.mem_type() == MemType::kAcc || in.mem_type() == MemType::kAcc8)
-        return RecordRange(out_, in.sram, n, true, m, index);
+        return RecordRange(acc_, in.sram, n, true, a, index);
       return OkStatus();
     }
-    case Opcode::kStore: return RecordRange(out_, in.sram, core.SramRows(in), false, m, index);
+    case Opcode::kStore: return RecordRange(acc_, in.sram, core.SramRows(in), false, a, index);
     case Opcode::kGemm:
     case Opcode::kAlu: {
-      const bool gemm_reads = in.op() == Opcode::kGemm && !in.reset;
+      const bool gemm = in.op() == Opcode::kGemm;
+      const bool reads_src = !gemm && timing::AluReadsSource(in);
       Status race;
       Status bounds = core.ForEachIteration(in, index, [&](const LoopIndex& ix) {
         if (!race.ok()) return;
-        if (gemm_reads) {
-          race = Access(inp_, ix.src, false, m, index);
-          if (race.ok()) race = Access(wgt_, ix.wgt, false, m, index);
+        if (gemm && !in.reset) {
+          race = Access(inp_, ix.src, false, a, index);
+          if (race.ok()) race = Access(wgt_, ix.wgt, false, a, index);
         }
-        if (race.ok()) race = Access(out_, ix.dst, true, m, index);
+        if (race.ok() && reads_src) race = Access(acc_, ix.src, false, a, index);
+        if (race.ok() && !in.reset) race = Access(acc_, ix.dst, false, a, index);
+        if (race.ok()) race = Access(acc_, ix.dst, true, a, index);
       });
       TSR_RETURN_IF_ERROR(bounds);
       return race;

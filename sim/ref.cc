@@ -64,18 +64,18 @@ struct Scheduler {
     return true;
   }
 
-  Status Execute(Module m, int64_t idx) {
+  Status Execute(int64_t idx) {
     const Instruction& in = stream[idx];
     TokenOps t = TokensOf(in);
     for (int i = 0; i < t.n_pops; ++i) {
       auto& q = tokens[static_cast<int>(t.pops[i])];
-      if (races) races->Pop(m, q.front());
+      if (races) races->Pop(idx, q.front());
       q.pop_front();
     }
-    if (races) TSR_RETURN_IF_ERROR(races->Start(m, idx, core));
+    if (races) TSR_RETURN_IF_ERROR(races->Start(idx, core));
     TSR_RETURN_IF_ERROR(core.Execute(in, idx));
     for (int i = 0; i < t.n_pushes; ++i)
-      tokens[static_cast<int>(t.pushes[i])].push_back(races ? races->Snapshot(m) : RaceChecker::Clock{});
+      tokens[static_cast<int>(t.pushes[i])].push_back(races ? races->Snapshot(idx) : RaceChecker::Clock{});
     if (in.op() == Opcode::kFinish) finished = true;
     return OkStatus();
   }
@@ -156,7 +156,7 @@ struct Scheduler {
         while (!q.empty() && !finished && CanStart(stream[q.front()])) {
           int64_t idx = q.front();
           q.pop_front();
-          TSR_RETURN_IF_ERROR(Execute(static_cast<Module>(m), idx));
+          TSR_RETURN_IF_ERROR(Execute(idx));
           TSR_RETURN_IF_ERROR(CheckDeadline(deadline, ++executed));
           progress = true;
         }

@@ -106,6 +106,55 @@ TEST(RefFaults, StoreBeforeComputeIsARaceOnOut) {
             std::string::npos);
 }
 
+// Overlap (ovl, sim/timing.h): an ALU with ovl may run beside the GEMM before
+// it, so it must not touch that GEMM's rows, and a token it pushes does not
+// cover that GEMM.
+const char* kOverlapUops =
+    ".uops k 0x1000\n dst=0 src=0 wgt=0\n dst=8 src=0 wgt=0\n.end\n"
+    "LOAD mem=uop sram=0 dram=k y_size=1 x_size=2 x_stride=2\n"
+    "GEMM uop_bgn=0 uop_end=1 iter_out=1 iter_in=1\n";
+
+TEST(Ref, OverlapOnDisjointRowsIsNoRace) {
+  Outcome o = RunText(std::string(kOverlapUops) +
+                      "ALU op=add use_imm imm=1 uop_bgn=1 uop_end=2 iter_out=1 iter_in=1 ovl\n"
+                      "GEMM uop_bgn=0 uop_end=1 iter_out=1 iter_in=1 ovl\n"
+                      "ALU op=add use_imm imm=1 uop_bgn=0 uop_end=1 iter_out=1 iter_in=1\n"
+                      "FINISH\n");
+  EXPECT_TRUE(o.run.ok()) << o.run.ToString();
+}
+
+TEST(RefFaults, OverlapOnTheGemmRowsIsARace) {
+  Outcome o = RunText(std::string(kOverlapUops) +
+                      "ALU op=add use_imm imm=1 uop_bgn=0 uop_end=1 iter_out=1 iter_in=1 ovl\n"
+                      "FINISH\n");
+  EXPECT_EQ(o.run.code(), StatusCode::kAborted);
+  EXPECT_EQ(o.run.message(),
+            "race on acc entry 0: instruction 2 (ALU uop_bgn=0 uop_end=1 iter_out=1 iter_in=1 op=add imm=1 use_imm "
+            "ovl) on the compute module's ALU pipe reads it, but the write by instruction 1 (GEMM uop_bgn=0 uop_end=1 "
+            "iter_out=1 iter_in=1) on its GEMM pipe may overlap it: an instruction with ovl must not touch the rows of "
+            "the older instruction on the other pipe");
+}
+
+TEST(RefFaults, OverlappedGemmAfterAnAluOnItsRowsIsARace) {
+  // The GEMM may start beside the ALU before it (the ALU's rows are the GEMM's: write after write).
+  Outcome o = RunText(std::string(kOverlapUops) +
+                      "ALU op=mov use_imm imm=1 uop_bgn=1 uop_end=2 iter_out=1 iter_in=1 reset\n"
+                      "GEMM uop_bgn=1 uop_end=2 iter_out=1 iter_in=1 reset ovl\n"
+                      "FINISH\n");
+  EXPECT_EQ(o.run.code(), StatusCode::kAborted);
+  EXPECT_NE(o.run.message().find("race on acc entry 8: instruction 3 (GEMM"), std::string::npos) << o.run.message();
+}
+
+TEST(RefFaults, TokenOfAnOverlappingAluDoesNotCoverTheGemmBesideIt) {
+  Outcome o = RunText(std::string(kOverlapUops) +
+                      "ALU op=add use_imm imm=1 uop_bgn=1 uop_end=2 iter_out=1 iter_in=1 ovl push_next\n"
+                      "STORE mem=out sram=0 dram=0x3000 y_size=1 x_size=1 x_stride=1 pop_prev push_prev\n"
+                      "FINISH pop_next\n");
+  EXPECT_EQ(o.run.code(), StatusCode::kAborted);
+  EXPECT_NE(o.run.message().find("race on out entry 0: instruction 3 (STORE"), std::string::npos) << o.run.message();
+  EXPECT_NE(o.run.message().find("the write by instruction 1 (GEMM"), std::string::npos) << o.run.message();
+}
+
 TEST(RefFaults, ExtraTokenIsUnbalancedAtFinish) {
   Outcome o = RunText(std::string(kUop) +
                       "LOAD mem=uop sram=0 dram=k y_size=1 x_size=1 x_stride=1 push_next\n"

@@ -129,6 +129,33 @@ int64_t AluLoopCycles(bool reads_source, int64_t outer, int64_t inner, const int
 
 inline constexpr int64_t kFinishCycles = 1;
 
+// ---- The compute module's two pipes ----------------------------------------
+// GEMM runs on the GEMM pipe, ALU on the ALU pipe; the compute module's LOADs
+// (uop, acc, acc8) and FINISH take both. The command queue issues in order, at
+// most one instruction per cycle, one per pipe at a time. A GEMM/ALU with
+// `ovl` starts once its own pipe is free and the other pipe is free or runs a
+// GEMM/ALU (the compiler promises their accumulator rows are disjoint; ref's
+// race detector checks it); every other compute instruction starts once both
+// pipes are free (as without overlap).
+enum class Pipe { kAlu = 0, kGemm = 1 };
+inline constexpr int kNumPipes = 2;
+inline Pipe PipeOf(const Instruction& in) { return in.op() == Opcode::kGemm ? Pipe::kGemm : Pipe::kAlu; }
+inline bool TakesBothPipes(const Instruction& in) { return in.op() != Opcode::kGemm && in.op() != Opcode::kAlu; }
+inline bool MayOverlap(const Instruction& in) { return !TakesBothPipes(in) && in.ovl != 0; }
+// What a pipe holds (an instruction running or waiting to push): nothing, a
+// GEMM/ALU, or an instruction that takes both pipes (held on the ALU pipe).
+enum class PipeHolds { kNothing, kGemmOrAlu, kBothPipes };
+// Whether the command queue's head `in` can start.
+inline bool PipesAllow(const Instruction& in, PipeHolds alu, PipeHolds gemm) {
+  if (TakesBothPipes(in)) return alu == PipeHolds::kNothing && gemm == PipeHolds::kNothing;
+  const bool gemm_pipe = PipeOf(in) == Pipe::kGemm;
+  const PipeHolds own = gemm_pipe ? gemm : alu, other = gemm_pipe ? alu : gemm;
+  return own == PipeHolds::kNothing && (other == PipeHolds::kNothing || (MayOverlap(in) && other == PipeHolds::kGemmOrAlu));
+}
+// A compute instruction's push into a token queue waits until the older
+// instruction on the other pipe, if it pushes into the same queue, has pushed:
+// each queue receives the compute module's tokens in stream order.
+
 // ---- Closed forms built from the rules (for cost models) --------------------
 
 // The first instruction of a `count`-instruction stream at a 4 KiB-aligned

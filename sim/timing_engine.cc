@@ -7,6 +7,7 @@
 #include "sim/timing_engine.h"
 
 #include <algorithm>
+#include <array>
 #include <deque>
 
 #include "isa/asm.h"
@@ -44,6 +45,7 @@ class Engine {
          int64_t count)
       : cfg_(cfg), src_(src), opts_(opts), stats_(*stats), port_(cfg), addr_(addr), count_(count) {
     for (int m = 0; m < kUnits; ++m) units_[m].id = static_cast<Module>(m);
+    gemm_.id = Module::kCompute;
     stream_.reserve(static_cast<size_t>(std::min<int64_t>(count, 1 << 20)));
   }
 
@@ -84,10 +86,11 @@ class Engine {
       fetch_blocks_.pop_front();
       changed_ = true;
     }
-    // Phase 2: instruction completions and pushes.
-    for (Unit& u : units_) {
-      if (u.state == Unit::State::kBusy && u.end == t) Complete(u);
-      if (u.state == Unit::State::kPushing) TryPush(u, t);
+    // Phase 2: instruction completions and pushes (the compute module's two
+    // pipes oldest first: a younger push may wait for an older one).
+    for (Unit* u : Slots()) {
+      if (u->state == Unit::State::kBusy && u->end == t) Complete(*u);
+      if (u->state == Unit::State::kPushing) TryPush(*u, t);
     }
     if (finished_) return OkStatus();
     // Phase 3: instruction starts.
@@ -112,8 +115,30 @@ class Engine {
     changed_ = true;
   }
 
+  // load, the compute module's pipes (oldest instruction first), store.
+  std::array<Unit*, kUnits + 1> Slots() {
+    Unit* a = &units_[static_cast<int>(Module::kCompute)];
+    Unit* g = &gemm_;
+    if (g->state != Unit::State::kFree && (a->state == Unit::State::kFree || g->index < a->index)) std::swap(a, g);
+    return {&units_[0], a, g, &units_[2]};
+  }
+  Unit& OtherPipe(const Unit& u) { return &u == &gemm_ ? units_[static_cast<int>(Module::kCompute)] : gemm_; }
+  timing::PipeHolds Holds(const Unit& u) const {
+    if (u.state == Unit::State::kFree) return timing::PipeHolds::kNothing;
+    return timing::TakesBothPipes(stream_[u.index]) ? timing::PipeHolds::kBothPipes : timing::PipeHolds::kGemmOrAlu;
+  }
+
   void TryPush(Unit& u, int64_t t) {
     const TokenOps ops = TokensOf(stream_[u.index]);
+    if (u.id == Module::kCompute) {  // per queue in stream order (sim/timing.h)
+      const Unit& o = OtherPipe(u);
+      if (o.state != Unit::State::kFree && o.index < u.index) {
+        const TokenOps older = TokensOf(stream_[o.index]);
+        for (int i = 0; i < ops.n_pushes; ++i)
+          for (int k = 0; k < older.n_pushes; ++k)
+            if (ops.pushes[i] == older.pushes[k]) return;  // retry next cycle
+      }
+    }
     for (int i = 0; i < ops.n_pushes; ++i)
       if (tokens_[static_cast<int>(ops.pushes[i])] >= cfg_.token_queue_depth) return;  // retry next cycle
     for (int i = 0; i < ops.n_pushes; ++i) {
@@ -126,10 +151,19 @@ class Engine {
     if (stream_[u.index].op() == Opcode::kFinish) finished_ = true;
   }
 
-  Status TryStart(Unit& u, int64_t t) {
-    if (u.state != Unit::State::kFree || u.queue.empty() || u.queue.front().dispatched >= t) return OkStatus();
-    const int64_t idx = u.queue.front().index;
+  Status TryStart(Unit& queue_unit, int64_t t) {
+    if (queue_unit.queue.empty() || queue_unit.queue.front().dispatched >= t) return OkStatus();
+    const int64_t idx = queue_unit.queue.front().index;
     const Instruction& in = stream_[idx];
+    if (queue_unit.id == Module::kCompute) {
+      if (!timing::PipesAllow(in, Holds(queue_unit), Holds(gemm_))) return OkStatus();
+    } else if (queue_unit.state != Unit::State::kFree) {
+      return OkStatus();
+    }
+    Unit& u = queue_unit.id == Module::kCompute && !timing::TakesBothPipes(in) &&
+                      timing::PipeOf(in) == timing::Pipe::kGemm
+                  ? gemm_
+                  : queue_unit;
     const TokenOps ops = TokensOf(in);
     for (int i = 0; i < ops.n_pops; ++i)
       if (tokens_[static_cast<int>(ops.pops[i])] == 0) return OkStatus();
@@ -138,11 +172,11 @@ class Engine {
       --tokens_[q];
       TraceToken(q, t);
     }
-    u.queue.pop_front();
-    TraceQueue(u, t);
+    queue_unit.queue.pop_front();
+    TraceQueue(queue_unit, t);
     StallCycles& mc = stats_.unit(u.id);
-    mc.wait_queue += u.trailing_wait_queue;
-    u.trailing_wait_queue = 0;
+    mc.wait_queue += queue_unit.trailing_wait_queue;
+    queue_unit.trailing_wait_queue = 0;
     u.state = Unit::State::kBusy;
     u.index = idx;
     u.start = t;
@@ -245,7 +279,8 @@ class Engine {
   // ---- time advance and accounting ------------------------------------------
   int64_t NextTimer(int64_t t) const {
     int64_t next = port_.NextCompletion();
-    for (const Unit& u : units_) {
+    for (const Unit* up : {&units_[0], &units_[1], &units_[2], &gemm_}) {
+      const Unit& u = *up;
       if (u.state != Unit::State::kBusy) continue;
       if (u.end != kNever) next = std::min(next, u.end);
       if (u.dma.active && !u.dma.Done() && u.dma.NextReady() > t) next = std::min(next, u.dma.NextReady());
@@ -258,6 +293,17 @@ class Engine {
     if (dt <= 0) return;
     for (Unit& u : units_) {
       StallCycles& mc = stats_.unit(u.id);
+      if (u.id == Module::kCompute) {
+        // Busy while either pipe runs an instruction: a cycle both pipes'
+        // instructions count is counted once.
+        const bool alu = u.state == Unit::State::kBusy, gemm = gemm_.state == Unit::State::kBusy;
+        if (alu && gemm) mc.busy -= dt;
+        if (alu || gemm) continue;
+        if (gemm_.state == Unit::State::kPushing) {
+          mc.wait_token += dt;
+          continue;
+        }
+      }
       if (u.state == Unit::State::kPushing)
         mc.wait_token += dt;
       else if (u.state == Unit::State::kFree) {
@@ -278,16 +324,16 @@ class Engine {
 
   Status Finish(int64_t t) {
     stats_.counters.cycles = t;
-    for (Unit& u : units_) {
-      u.trailing_wait_queue = 0;  // idle: after the unit's last instruction
-      if (u.state == Unit::State::kBusy) stats_.unit(u.id).busy += t - u.start;  // only with a missing token
-    }
+    for (Unit& u : units_) u.trailing_wait_queue = 0;  // idle: after the unit's last instruction
+    for (Unit* u : {&units_[0], &units_[1], &units_[2], &gemm_})
+      if (u->state == Unit::State::kBusy) stats_.unit(u->id).busy += t - u->start;  // only with a missing token
     stats_.counters.dram_busy_cycles = port_.data_busy_cycles();
     stats_.counters.port_bursts = port_.bursts();
     stats_.port_slot_cycles = port_.slot_cycles();
     src_.Finished(&stats_);
     TSR_RETURN_IF_ERROR(finish_rule_.Check(cfg_, count_ - 1));
-    for (const Unit& u : units_) {
+    for (const Unit* up : {&units_[0], &units_[1], &units_[2], &gemm_}) {
+      const Unit& u = *up;
       if (u.state == Unit::State::kBusy || !u.queue.empty())
         return regs::FaultError(regs::ErrorCode::kTokenError, count_ - 1,
                                 "FINISH (instruction {}) retired in cycle {} while the {} module still had work: {}: a "
@@ -331,12 +377,14 @@ class Engine {
   std::string UnitStates() const {
     std::string s;
     for (const Unit& u : units_) s += fmt::format("{}{}: {}", s.empty() ? "" : "; ", ModuleName(u.id), UnitState(u));
+    if (gemm_.state != Unit::State::kFree) s += fmt::format("; compute GEMM pipe: {}", UnitState(gemm_));
     return s;
   }
 
   Status Deadlock(int64_t t) const {
     std::string msg = fmt::format("deadlock in cycle {}: no module can make progress", t);
     for (const Unit& u : units_) msg += fmt::format("\n  {:<8} {}", std::string(ModuleName(u.id)) + ":", UnitState(u));
+    if (gemm_.state != Unit::State::kFree) msg += fmt::format("\n  compute GEMM pipe: {}", UnitState(gemm_));
     msg += fmt::format("\n  fetch:   {} of {} instructions dispatched", next_dispatch_, count_);
     if (buffered_ > 0) msg += " (blocked: the next instruction's command queue is full)";
     msg += "\n  tokens:  " + TokenCounts();
@@ -363,6 +411,7 @@ class Engine {
   std::vector<Instruction> stream_;  // decoded at dispatch, by index
   FinishRule finish_rule_;
   Unit units_[kUnits];
+  Unit gemm_;  // the compute module's GEMM pipe (units_[kCompute] is its ALU pipe and queue)
   int64_t tokens_[kNumTokenQueues] = {};
   // fetch
   int64_t next_request_ = 0, next_dispatch_ = 0, in_flight_ = 0, buffered_ = 0;
