@@ -21,8 +21,10 @@ struct SimRun {
   std::vector<InsnTiming> timing;  // by instruction index
 };
 
-SimRun RunSim(const std::string& text, CycleOptions opts = {}, const char* config = "configs/default.json") {
+SimRun RunSim(const std::string& text, CycleOptions opts = {}, const char* config = "configs/default.json",
+              bool compute_overlap = false) {
   HwConfig cfg = testing::LoadConfigOrDie(config);
+  cfg.compute_overlap = compute_overlap ? 1 : 0;
   auto prog = Assemble(cfg, text, "t.s");
   EXPECT_TRUE(prog.ok()) << prog.status().ToString();
   Dram dram(cfg.dram_size_bytes);
@@ -137,7 +139,7 @@ std::string OverlapProgram(const char* alu2, const char* alu3) {
 }
 
 TEST(CycleSim, AluWithOvlRunsBesideTheGemm) {
-  SimRun r = RunSim(OverlapProgram("ovl", "ovl"));
+  SimRun r = RunSim(OverlapProgram("ovl", "ovl"), {}, "configs/default.json", true);
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();
   EXPECT_EQ(r.timing[0].end, 73);
   EXPECT_EQ(r.timing[1].start, 73);
@@ -156,7 +158,7 @@ TEST(CycleSim, AluWithOvlRunsBesideTheGemm) {
 }
 
 TEST(CycleSim, AluWithoutOvlWaitsForBothPipes) {
-  SimRun r = RunSim(OverlapProgram("ovl", ""));
+  SimRun r = RunSim(OverlapProgram("ovl", ""), {}, "configs/default.json", true);
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();
   EXPECT_EQ(r.timing[2].start, 74);
   EXPECT_EQ(r.timing[3].start, 97);
@@ -164,10 +166,13 @@ TEST(CycleSim, AluWithoutOvlWaitsForBothPipes) {
   EXPECT_EQ(r.stats.cycles(), 106);
   EXPECT_EQ(r.stats.unit(regs::Unit::kCompute).busy, 3 + 24 + 8 + 1);
   ExpectCategoriesSum(r.stats);
-  // Without overlap at all: 73 + 24 + 8 + 8 + 1.
-  SimRun serial = RunSim(OverlapProgram("", ""));
-  ASSERT_TRUE(serial.status.ok()) << serial.status.ToString();
-  EXPECT_EQ(serial.stats.cycles(), 73 + 24 + 8 + 8 + 1);
+  // Without ovl, or on a config without timing.compute_overlap: 73 + 24 + 8 + 8 + 1.
+  for (const bool on : {true, false}) {
+    SimRun serial = RunSim(OverlapProgram(on ? "" : "ovl", on ? "" : "ovl"), {}, "configs/default.json", on);
+    ASSERT_TRUE(serial.status.ok()) << serial.status.ToString();
+    EXPECT_EQ(serial.stats.cycles(), 73 + 24 + 8 + 8 + 1);
+    ExpectCategoriesSum(serial.stats);
+  }
 }
 
 TEST(CycleSim, AYoungerPushWaitsForTheOlderPipeOnTheSameQueue) {
@@ -182,7 +187,7 @@ TEST(CycleSim, AYoungerPushWaitsForTheOlderPipeOnTheSameQueue) {
       "STORE mem=out sram=0 dram=0x3000 y_size=1 x_size=1 x_stride=1 pop_prev\n"
       "STORE mem=out sram=8 dram=0x3010 y_size=1 x_size=1 x_stride=1 pop_prev push_prev\n"
       "FINISH pop_next\n";
-  SimRun r = RunSim(text);
+  SimRun r = RunSim(text, {}, "configs/default.json", true);
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();
   // (7 instructions: fetched 2 cycles later than above, everything shifts by 2.)
   EXPECT_EQ(r.timing[1].start, 75);

@@ -105,7 +105,7 @@ Status RaceChecker::Start(int64_t index, const Core& core) {
     // both pipes, or one without ovl, starts once the other pipe is empty; one
     // with ovl may overlap the other pipe's latest instruction.
     const int other = a == kGemmPipe ? kAluPipe : kGemmPipe;
-    Join(vc_[a], timing::MayOverlap(in) ? before_[other] : vc_[other]);
+    Join(vc_[a], timing::MayOverlap(cfg_, in) ? before_[other] : vc_[other]);
     before_[a] = vc_[a];
   }
   vc_[a][a] += 1;

@@ -17,8 +17,9 @@ struct Outcome {
   DeviceCounters stats;
 };
 
-Outcome RunText(const std::string& text, const char* config = "configs/default.json") {
+Outcome RunText(const std::string& text, const char* config = "configs/default.json", bool compute_overlap = false) {
   HwConfig cfg = testing::LoadConfigOrDie(config);
+  cfg.compute_overlap = compute_overlap ? 1 : 0;
   auto prog = Assemble(cfg, text, "t.s");
   EXPECT_TRUE(prog.ok()) << prog.status().ToString();
   Dram dram(cfg.dram_size_bytes);
@@ -119,14 +120,14 @@ TEST(Ref, OverlapOnDisjointRowsIsNoRace) {
                       "ALU op=add use_imm imm=1 uop_bgn=1 uop_end=2 iter_out=1 iter_in=1 ovl\n"
                       "GEMM uop_bgn=0 uop_end=1 iter_out=1 iter_in=1 ovl\n"
                       "ALU op=add use_imm imm=1 uop_bgn=0 uop_end=1 iter_out=1 iter_in=1\n"
-                      "FINISH\n");
+                      "FINISH\n", "configs/default.json", true);
   EXPECT_TRUE(o.run.ok()) << o.run.ToString();
 }
 
 TEST(RefFaults, OverlapOnTheGemmRowsIsARace) {
   Outcome o = RunText(std::string(kOverlapUops) +
                       "ALU op=add use_imm imm=1 uop_bgn=0 uop_end=1 iter_out=1 iter_in=1 ovl\n"
-                      "FINISH\n");
+                      "FINISH\n", "configs/default.json", true);
   EXPECT_EQ(o.run.code(), StatusCode::kAborted);
   EXPECT_EQ(o.run.message(),
             "race on acc entry 0: instruction 2 (ALU uop_bgn=0 uop_end=1 iter_out=1 iter_in=1 op=add imm=1 use_imm "
@@ -135,12 +136,19 @@ TEST(RefFaults, OverlapOnTheGemmRowsIsARace) {
             "the older instruction on the other pipe");
 }
 
+TEST(Ref, OvlIsIgnoredWithoutComputeOverlap) {
+  Outcome o = RunText(std::string(kOverlapUops) +
+                      "ALU op=add use_imm imm=1 uop_bgn=0 uop_end=1 iter_out=1 iter_in=1 ovl\n"
+                      "FINISH\n");
+  EXPECT_TRUE(o.run.ok()) << o.run.ToString();
+}
+
 TEST(RefFaults, OverlappedGemmAfterAnAluOnItsRowsIsARace) {
   // The GEMM may start beside the ALU before it (the ALU's rows are the GEMM's: write after write).
   Outcome o = RunText(std::string(kOverlapUops) +
                       "ALU op=mov use_imm imm=1 uop_bgn=1 uop_end=2 iter_out=1 iter_in=1 reset\n"
                       "GEMM uop_bgn=1 uop_end=2 iter_out=1 iter_in=1 reset ovl\n"
-                      "FINISH\n");
+                      "FINISH\n", "configs/default.json", true);
   EXPECT_EQ(o.run.code(), StatusCode::kAborted);
   EXPECT_NE(o.run.message().find("race on acc entry 8: instruction 3 (GEMM"), std::string::npos) << o.run.message();
 }
@@ -149,7 +157,7 @@ TEST(RefFaults, TokenOfAnOverlappingAluDoesNotCoverTheGemmBesideIt) {
   Outcome o = RunText(std::string(kOverlapUops) +
                       "ALU op=add use_imm imm=1 uop_bgn=1 uop_end=2 iter_out=1 iter_in=1 ovl push_next\n"
                       "STORE mem=out sram=0 dram=0x3000 y_size=1 x_size=1 x_stride=1 pop_prev push_prev\n"
-                      "FINISH pop_next\n");
+                      "FINISH pop_next\n", "configs/default.json", true);
   EXPECT_EQ(o.run.code(), StatusCode::kAborted);
   EXPECT_NE(o.run.message().find("race on out entry 0: instruction 3 (STORE"), std::string::npos) << o.run.message();
   EXPECT_NE(o.run.message().find("the write by instruction 1 (GEMM"), std::string::npos) << o.run.message();

@@ -133,24 +133,27 @@ inline constexpr int64_t kFinishCycles = 1;
 // GEMM runs on the GEMM pipe, ALU on the ALU pipe; the compute module's LOADs
 // (uop, acc, acc8) and FINISH take both. The command queue issues in order, at
 // most one instruction per cycle, one per pipe at a time. A GEMM/ALU with
-// `ovl` starts once its own pipe is free and the other pipe is free or runs a
-// GEMM/ALU (the compiler promises their accumulator rows are disjoint; ref's
-// race detector checks it); every other compute instruction starts once both
-// pipes are free (as without overlap).
+// `ovl`, on a config with timing.compute_overlap, starts once its own pipe is
+// free and the other pipe is free or runs a GEMM/ALU (the compiler promises
+// their accumulator rows are disjoint; ref's race detector checks it); every
+// other compute instruction starts once both pipes are free (without
+// compute_overlap: always, so the module runs one instruction at a time).
 enum class Pipe { kAlu = 0, kGemm = 1 };
 inline constexpr int kNumPipes = 2;
 inline Pipe PipeOf(const Instruction& in) { return in.op() == Opcode::kGemm ? Pipe::kGemm : Pipe::kAlu; }
 inline bool TakesBothPipes(const Instruction& in) { return in.op() != Opcode::kGemm && in.op() != Opcode::kAlu; }
-inline bool MayOverlap(const Instruction& in) { return !TakesBothPipes(in) && in.ovl != 0; }
+inline bool MayOverlap(const HwConfig& cfg, const Instruction& in) {
+  return cfg.compute_overlap != 0 && !TakesBothPipes(in) && in.ovl != 0;
+}
 // What a pipe holds (an instruction running or waiting to push): nothing, a
 // GEMM/ALU, or an instruction that takes both pipes (held on the ALU pipe).
 enum class PipeHolds { kNothing, kGemmOrAlu, kBothPipes };
 // Whether the command queue's head `in` can start.
-inline bool PipesAllow(const Instruction& in, PipeHolds alu, PipeHolds gemm) {
+inline bool PipesAllow(const HwConfig& cfg, const Instruction& in, PipeHolds alu, PipeHolds gemm) {
   if (TakesBothPipes(in)) return alu == PipeHolds::kNothing && gemm == PipeHolds::kNothing;
   const bool gemm_pipe = PipeOf(in) == Pipe::kGemm;
   const PipeHolds own = gemm_pipe ? gemm : alu, other = gemm_pipe ? alu : gemm;
-  return own == PipeHolds::kNothing && (other == PipeHolds::kNothing || (MayOverlap(in) && other == PipeHolds::kGemmOrAlu));
+  return own == PipeHolds::kNothing && (other == PipeHolds::kNothing || (MayOverlap(cfg, in) && other == PipeHolds::kGemmOrAlu));
 }
 // A compute instruction's push into a token queue waits until the older
 // instruction on the other pipe, if it pushes into the same queue, has pushed:

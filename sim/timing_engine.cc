@@ -156,7 +156,7 @@ class Engine {
     const int64_t idx = queue_unit.queue.front().index;
     const Instruction& in = stream_[idx];
     if (queue_unit.id == Module::kCompute) {
-      if (!timing::PipesAllow(in, Holds(queue_unit), Holds(gemm_))) return OkStatus();
+      if (!timing::PipesAllow(cfg_, in, Holds(queue_unit), Holds(gemm_))) return OkStatus();
     } else if (queue_unit.state != Unit::State::kFree) {
       return OkStatus();
     }
