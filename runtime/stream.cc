@@ -134,7 +134,8 @@ Status Stream::Push(Module from, Module to) {
   const TokenFlag f = TokenPushFlag(q);
   const int64_t j = last_[static_cast<int>(from)];
   if (j >= 0 && !GetFlag(recs_[j], f)) {
-    // The last instruction of `from` completing is exactly "everything issued on `from` so far".
+    // The last instruction of `from` completing is exactly "everything issued on `from` so far"
+    // (an ovl instruction's: except the instruction beside it on compute's other pipe).
     SetFlag(recs_[j], f, true);
     ++stats_.folded_tokens;
   } else {
@@ -302,6 +303,7 @@ Status Stream::Compute(const Kernel& k, Opcode op, bool reset, AluOp alu, bool u
   in.dst_in = k.inner().dst;
   in.src_out = k.outer().src;
   in.src_in = k.inner().src;
+  in.ovl = overlap_ && cfg_->compute_overlap != 0;
   if (op == Opcode::kGemm) {
     in.wgt_out = k.outer().wgt;
     in.wgt_in = k.inner().wgt;

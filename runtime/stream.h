@@ -82,6 +82,12 @@ class Stream {
   // mulshr takes its shift in imm).
   Status Alu(const Kernel& k, AluOp op, int64_t imm);
   Status AluVec(const Kernel& k, AluOp op, int64_t imm = 0);
+  // While on (and the config has timing.compute_overlap), GEMM/ALU instructions
+  // carry ovl: each may run beside the older instruction on the compute
+  // module's other pipe, whose accumulator rows the caller guarantees it does
+  // not touch (sim/timing.h; ref's race detector checks it). A token an ovl
+  // instruction pushes does not cover the instruction beside it.
+  void set_overlap(bool on) { overlap_ = on; }
   // Dependency tokens between neighbouring modules (load<->compute, compute<->store).
   Status Push(Module from, Module to);
   Status Pop(Module from, Module to);
@@ -154,6 +160,7 @@ class Stream {
   std::vector<UopPlacement> requires_resident_;
   std::array<int64_t, 4> pushed_{}, popped_{};
   std::array<bool, 4> pending_pop_{};
+  bool overlap_ = false;
   std::array<int64_t, kNumModules> last_{};  // index of the last instruction per module, -1 if none
   RecordingStats stats_;
 };

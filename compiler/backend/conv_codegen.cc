@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -27,6 +28,8 @@ class ConvEmitter {
     wgt_base_[0] = 0, wgt_base_[1] = sp_.wgt_half;
     acc_base_[0] = sp_.acc_params, acc_base_[1] = sp_.acc_params + sp_.acc_half;
     kk_ = g_.kh * g_.kw;
+    // A fused pool reads the other half's rows (its carry), so its tiles do not overlap.
+    overlap_ = cfg.compute_overlap != 0 && !t_.max_pool;
   }
 
   Status Emit() {
@@ -50,6 +53,7 @@ class ConvEmitter {
             x.in_w = (x.tw - 1) * g_.sw + g_.ekw();
             x.aslot = static_cast<int>(otile % 2);
             if (ht == 0 && wt == 0) {
+              TSR_RETURN_IF_ERROR(FlushEpilogue(false));  // it reads the parameter rows this LOAD replaces
               // This oc tile's bias rows at [0, tob) and multiplier rows at
               // [tob, 2 tob): read only by compute, so program order suffices.
               Dma2D d;
@@ -63,10 +67,11 @@ class ConvEmitter {
               x.first = it == 0;
               x.last = it == t_.ic_tiles - 1;
               TSR_RETURN_IF_ERROR(LoadStage(x, tile));
-              TSR_RETURN_IF_ERROR(ComputeStage(x, tile, otile, total_tiles));
+              TSR_RETURN_IF_ERROR(ComputeStage(x, tile, otile, total_tiles, total_out));
             }
-            TSR_RETURN_IF_ERROR(StoreStage(x, otile, total_out));
+            if (!overlap_) TSR_RETURN_IF_ERROR(StoreStage(x, otile, total_out));
           }
+    TSR_RETURN_IF_ERROR(FlushEpilogue(false));
     // The last stores complete before whatever follows on the stream.
     TSR_RETURN_IF_ERROR(s_.Push(Module::kStore, Module::kCompute));
     return s_.Pop(Module::kStore, Module::kCompute);
@@ -77,6 +82,17 @@ class ConvEmitter {
     int64_t n, ob0, tob, oh0, th, ow0, tw, in_h, in_w, j0, tib;
     int slot, aslot;
     bool first, last;
+  };
+  // With overlap, an output tile's epilogue (requantize, residual add) and
+  // its STORE are emitted after the next tile's first GEMM, which fills the
+  // other accumulator half, and carry ovl so they run beside it:
+  //   before: MOV_i  GEMM_i  EPI_i  | MOV_i+1  GEMM_i+1  EPI_i+1
+  //   after:  MOV_i  GEMM_i  MOV_i+1(ovl)  GEMM_i+1  EPI_i(ovl)  MOV_i+2(ovl) ...
+  // (MOV_i+1 runs beside GEMM_i.) A residual tile's LOAD acc8, which takes
+  // both pipes, moves to after its MOV.
+  struct Pending {
+    Tile x;
+    int64_t otile, total_out;
   };
 
   int64_t InBlocks(const Tile& x) const { return b_.depthwise ? x.tob : x.tib; }
@@ -179,16 +195,42 @@ class ConvEmitter {
     return OkStatus();
   }
 
-  Status ComputeStage(const Tile& x, int64_t tile, int64_t otile, int64_t total_tiles) {
-    TSR_RETURN_IF_ERROR(s_.Pop(Module::kLoad, Module::kCompute));
+  Status ComputeStage(const Tile& x, int64_t tile, int64_t otile, int64_t total_tiles, int64_t total_out) {
+    if (!overlap_) TSR_RETURN_IF_ERROR(s_.Pop(Module::kLoad, Module::kCompute));
     if (x.first) {
       if (otile >= 2) TSR_RETURN_IF_ERROR(s_.Pop(Module::kStore, Module::kCompute));
       TSR_ASSIGN_OR_RETURN(Kernel bias, AluKernel(x, "bias", 0, acc_base_[x.aslot], x.th * x.tw));
+      s_.set_overlap(pending_.has_value());  // beside the previous tile's last GEMM
       TSR_RETURN_IF_ERROR(s_.AluVec(bias, AluOp::kMov));
+      s_.set_overlap(false);
+      if (overlap_ && t_.residual_add) TSR_RETURN_IF_ERROR(EmitResidualLoad(x));
     }
+    if (overlap_) TSR_RETURN_IF_ERROR(s_.Pop(Module::kLoad, Module::kCompute));
     TSR_ASSIGN_OR_RETURN(Kernel gemm, GemmKernel(x));
     TSR_RETURN_IF_ERROR(s_.Gemm(gemm).WithContext(c_.name));
     if (tile + 2 < total_tiles) TSR_RETURN_IF_ERROR(s_.Push(Module::kCompute, Module::kLoad));
+    TSR_RETURN_IF_ERROR(FlushEpilogue(true));
+    if (x.last && overlap_) {
+      pending_ = Pending{x, otile, total_out};
+      return OkStatus();
+    }
+    return Epilogue(x);
+  }
+
+  // The deferred epilogue and STORE of the previous output tile; `beside`:
+  // right after the next tile's first GEMM (else nothing runs beside it).
+  Status FlushEpilogue(bool beside) {
+    if (!pending_) return OkStatus();
+    const Pending p = *pending_;
+    pending_.reset();
+    s_.set_overlap(beside);
+    Status st = Epilogue(p.x);
+    s_.set_overlap(false);
+    TSR_RETURN_IF_ERROR(st);
+    return StoreStage(p.x, p.otile, p.total_out);
+  }
+
+  Status Epilogue(const Tile& x) {
     if (x.last) {
       // Requantize the tile, or only its pooled outputs (monotonic: exact).
       int64_t base = acc_base_[x.aslot], pixels = x.th * x.tw;
@@ -218,14 +260,7 @@ class ConvEmitter {
   // express the clamp (a rounding right shift is MULSHR by 1).
   Status EmitResidualAdd(const Tile& x) {
     const int64_t pixels = x.th * x.tw, base = acc_base_[x.aslot], res = base + x.tob * pixels, row = 2 * t_.tob;
-    const ActView& r = c_.residual;
-    Dma2D d;
-    d.y_size = x.th, d.x_size = x.tw, d.x_stride = r.stride_h;
-    if (x.tw == r.stride_h) d.y_size = 1, d.x_size = pixels;  // whole rows: one run
-    for (int64_t o = 0; o < x.tob; ++o) {
-      const int64_t elem = r.base + x.n * r.stride_n + (x.ob0 + o) * r.stride_c + x.oh0 * r.stride_h + x.ow0;
-      TSR_RETURN_IF_ERROR(s_.Load(MemType::kAcc8, res + o * pixels, r.slot, elem, d).WithContext(c_.name));
-    }
+    if (!overlap_) TSR_RETURN_IF_ERROR(EmitResidualLoad(x));
     auto kernel = [&](const char* what, int64_t dst, int64_t src, int64_t src_block, int64_t src_in) {
       const std::string key = fmt::format("add {} {} {} {} {}", what, x.tob, pixels, dst, src);
       return kernels_.GetOrBuild(key, [&]() -> StatusOr<Kernel> {
@@ -247,6 +282,20 @@ class ConvEmitter {
     TSR_ASSIGN_OR_RETURN(Kernel out, kernel("add out", base, 0, 0, 0));
     TSR_RETURN_IF_ERROR(s_.Alu(out, AluOp::kShr, c_.add_post_shift));
     return EmitClamp(s_, out, c_.add_min, c_.add_max);
+  }
+
+  // The residual operand's tile into the rows after the conv tile's.
+  Status EmitResidualLoad(const Tile& x) {
+    const int64_t pixels = x.th * x.tw, res = acc_base_[x.aslot] + x.tob * pixels;
+    const ActView& r = c_.residual;
+    Dma2D d;
+    d.y_size = x.th, d.x_size = x.tw, d.x_stride = r.stride_h;
+    if (x.tw == r.stride_h) d.y_size = 1, d.x_size = pixels;  // whole rows: one run
+    for (int64_t o = 0; o < x.tob; ++o) {
+      const int64_t elem = r.base + x.n * r.stride_n + (x.ob0 + o) * r.stride_c + x.oh0 * r.stride_h + x.ow0;
+      TSR_RETURN_IF_ERROR(s_.Load(MemType::kAcc8, res + o * pixels, r.slot, elem, d).WithContext(c_.name));
+    }
+    return OkStatus();
   }
 
   Status StoreStage(const Tile& x, int64_t otile, int64_t total_out) {
@@ -277,6 +326,8 @@ class ConvEmitter {
   int64_t inp_base_[2], wgt_base_[2], acc_base_[2], kk_;
   KernelCache kernels_;
   std::set<std::pair<int64_t, int64_t>> loaded_;  // resident weight chunks (first oc block, first ic block)
+  bool overlap_ = false;
+  std::optional<Pending> pending_;
 };
 
 }  // namespace
