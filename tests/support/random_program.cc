@@ -192,6 +192,13 @@ class Generator {
     if (k >= 2) v.front().pop_next = 1;
     if (k + 2 < blocks) v.back().push_prev = 1;
     v.back().push_next = 1;
+    // ovl on the block's first GEMM/ALU: the older instruction on the other
+    // pipe it may overlap is then the previous block's (the other acc and inp
+    // halves) or done, when that block has a second compute instruction, which
+    // waits for both pipes (a lone ovl one could leave block k-2's running).
+    const Opcode first = v.front().op();
+    if ((first == Opcode::kGemm || first == Opcode::kAlu) && prev_compute_ >= 2 && Chance(50)) v.front().ovl = 1;
+    prev_compute_ = n;
     return v;
   }
 
@@ -240,6 +247,7 @@ class Generator {
   std::mt19937_64 rng_;
   RandomProgramOptions opts_;
   int64_t inp_half_, wgt_half_, acc_half_, inp_win_, wgt_win_, acc_win_, out_elems_;
+  int prev_compute_ = 0;  // compute instructions of the previous block
   Layout at_;
   std::vector<Uop> uops_;
 };
