@@ -117,17 +117,19 @@ const char* kOverlapUops =
 
 TEST(Ref, OverlapOnDisjointRowsIsNoRace) {
   Outcome o = RunText(std::string(kOverlapUops) +
-                      "ALU op=add use_imm imm=1 uop_bgn=1 uop_end=2 iter_out=1 iter_in=1 ovl\n"
-                      "GEMM uop_bgn=0 uop_end=1 iter_out=1 iter_in=1 ovl\n"
-                      "ALU op=add use_imm imm=1 uop_bgn=0 uop_end=1 iter_out=1 iter_in=1\n"
-                      "FINISH\n", "configs/default.json", true);
+                          "ALU op=add use_imm imm=1 uop_bgn=1 uop_end=2 iter_out=1 iter_in=1 ovl\n"
+                          "GEMM uop_bgn=0 uop_end=1 iter_out=1 iter_in=1 ovl\n"
+                          "ALU op=add use_imm imm=1 uop_bgn=0 uop_end=1 iter_out=1 iter_in=1\n"
+                          "FINISH\n",
+                      "configs/default.json", true);
   EXPECT_TRUE(o.run.ok()) << o.run.ToString();
 }
 
 TEST(RefFaults, OverlapOnTheGemmRowsIsARace) {
   Outcome o = RunText(std::string(kOverlapUops) +
-                      "ALU op=add use_imm imm=1 uop_bgn=0 uop_end=1 iter_out=1 iter_in=1 ovl\n"
-                      "FINISH\n", "configs/default.json", true);
+                          "ALU op=add use_imm imm=1 uop_bgn=0 uop_end=1 iter_out=1 iter_in=1 ovl\n"
+                          "FINISH\n",
+                      "configs/default.json", true);
   EXPECT_EQ(o.run.code(), StatusCode::kAborted);
   EXPECT_EQ(o.run.message(),
             "race on acc entry 0: instruction 2 (ALU uop_bgn=0 uop_end=1 iter_out=1 iter_in=1 op=add imm=1 use_imm "
@@ -146,18 +148,20 @@ TEST(Ref, OvlIsIgnoredWithoutComputeOverlap) {
 TEST(RefFaults, OverlappedGemmAfterAnAluOnItsRowsIsARace) {
   // The GEMM may start beside the ALU before it (the ALU's rows are the GEMM's: write after write).
   Outcome o = RunText(std::string(kOverlapUops) +
-                      "ALU op=mov use_imm imm=1 uop_bgn=1 uop_end=2 iter_out=1 iter_in=1 reset\n"
-                      "GEMM uop_bgn=1 uop_end=2 iter_out=1 iter_in=1 reset ovl\n"
-                      "FINISH\n", "configs/default.json", true);
+                          "ALU op=mov use_imm imm=1 uop_bgn=1 uop_end=2 iter_out=1 iter_in=1 reset\n"
+                          "GEMM uop_bgn=1 uop_end=2 iter_out=1 iter_in=1 reset ovl\n"
+                          "FINISH\n",
+                      "configs/default.json", true);
   EXPECT_EQ(o.run.code(), StatusCode::kAborted);
   EXPECT_NE(o.run.message().find("race on acc entry 8: instruction 3 (GEMM"), std::string::npos) << o.run.message();
 }
 
 TEST(RefFaults, TokenOfAnOverlappingAluDoesNotCoverTheGemmBesideIt) {
   Outcome o = RunText(std::string(kOverlapUops) +
-                      "ALU op=add use_imm imm=1 uop_bgn=1 uop_end=2 iter_out=1 iter_in=1 ovl push_next\n"
-                      "STORE mem=out sram=0 dram=0x3000 y_size=1 x_size=1 x_stride=1 pop_prev push_prev\n"
-                      "FINISH pop_next\n", "configs/default.json", true);
+                          "ALU op=add use_imm imm=1 uop_bgn=1 uop_end=2 iter_out=1 iter_in=1 ovl push_next\n"
+                          "STORE mem=out sram=0 dram=0x3000 y_size=1 x_size=1 x_stride=1 pop_prev push_prev\n"
+                          "FINISH pop_next\n",
+                      "configs/default.json", true);
   EXPECT_EQ(o.run.code(), StatusCode::kAborted);
   EXPECT_NE(o.run.message().find("race on out entry 0: instruction 3 (STORE"), std::string::npos) << o.run.message();
   EXPECT_NE(o.run.message().find("the write by instruction 1 (GEMM"), std::string::npos) << o.run.message();

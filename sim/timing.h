@@ -153,7 +153,8 @@ inline bool PipesAllow(const HwConfig& cfg, const Instruction& in, PipeHolds alu
   if (TakesBothPipes(in)) return alu == PipeHolds::kNothing && gemm == PipeHolds::kNothing;
   const bool gemm_pipe = PipeOf(in) == Pipe::kGemm;
   const PipeHolds own = gemm_pipe ? gemm : alu, other = gemm_pipe ? alu : gemm;
-  return own == PipeHolds::kNothing && (other == PipeHolds::kNothing || (MayOverlap(cfg, in) && other == PipeHolds::kGemmOrAlu));
+  return own == PipeHolds::kNothing &&
+         (other == PipeHolds::kNothing || (MayOverlap(cfg, in) && other == PipeHolds::kGemmOrAlu));
 }
 // A compute instruction's push into a token queue waits until the older
 // instruction on the other pipe, if it pushes into the same queue, has pushed:

@@ -160,10 +160,10 @@ class Engine {
     } else if (queue_unit.state != Unit::State::kFree) {
       return OkStatus();
     }
-    Unit& u = queue_unit.id == Module::kCompute && !timing::TakesBothPipes(in) &&
-                      timing::PipeOf(in) == timing::Pipe::kGemm
-                  ? gemm_
-                  : queue_unit;
+    Unit& u =
+        queue_unit.id == Module::kCompute && !timing::TakesBothPipes(in) && timing::PipeOf(in) == timing::Pipe::kGemm
+            ? gemm_
+            : queue_unit;
     const TokenOps ops = TokensOf(in);
     for (int i = 0; i < ops.n_pops; ++i)
       if (tokens_[static_cast<int>(ops.pops[i])] == 0) return OkStatus();

@@ -103,11 +103,6 @@ class SystemcDevice final : public Device {
 StatusOr<std::unique_ptr<Device>> OpenSystemc(const HwConfig& cfg, const DeviceOptions& opts) {
   const int64_t quantum = opts.backend.Int(kQuantum, kDefaultQuantumCycles);
   if (quantum <= 0) return InvalidArgumentError("--{} must be positive (got {})", kQuantum, quantum);
-  if (cfg.compute_overlap != 0)
-    return InvalidArgumentError(
-        "config '{}': key 'timing.compute_overlap': the SystemC compute module does not run a GEMM and an ALU at "
-        "once yet (docs/microarch.md, \"Overlap\"); set it to 0",
-        cfg.name);
   return std::unique_ptr<Device>(std::make_unique<SystemcDevice>(cfg, opts, quantum));
 }
 

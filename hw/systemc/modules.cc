@@ -127,63 +127,110 @@ ExecUnit::ExecUnit(sc_core::sc_module_name name, Module id, RunState& run, Comma
 
 void ExecUnit::Reset() {
   port_ = timing::Port::Of(*run_.cfg);
-  state_ = State::kFree;
-  end_ = kNever;
+  alu_ = Slot();
+  gemm_ = Slot();
   since_ = 0;
+  accounted_ = 0;
   dma_ = DmaBursts();
 }
 
+timing::PipeHolds ExecUnit::Holds(const Slot& s) const {
+  if (s.state == State::kFree) return timing::PipeHolds::kNothing;
+  return timing::TakesBothPipes(s.cur.in) ? timing::PipeHolds::kBothPipes : timing::PipeHolds::kGemmOrAlu;
+}
+
 bool ExecUnit::Wants(Phase p, int64_t t) const {
-  if (p == Phase::kComplete) return (state_ == State::kBusy && end_ == t) || state_ == State::kPushing;
-  return state_ == State::kFree && queue_.num_available() > 0;
+  if (p == Phase::kComplete) {
+    for (const Slot* s : {&alu_, &gemm_})
+      if ((s->state == State::kBusy && s->end == t) || s->state == State::kPushing) return true;
+    return false;
+  }
+  if (queue_.num_available() == 0) return false;
+  if (!Compute()) return alu_.state == State::kFree;
+  return timing::PipesAllow(*run_.cfg, queue_.peek().in, Holds(alu_), Holds(gemm_));
 }
 
 int64_t ExecUnit::NextTimer(int64_t t) const {
-  if (state_ != State::kBusy) return kNever;
-  int64_t next = end_;
+  int64_t next = gemm_.state == State::kBusy ? gemm_.end : kNever;
+  if (alu_.state != State::kBusy) return next;
+  next = std::min(next, alu_.end);
   if (dma_.active && !dma_.Done() && dma_.NextReady() > t) next = std::min(next, dma_.NextReady());
   return next;
 }
 
+void ExecUnit::AccountTo(int64_t t) {
+  const int64_t dt = t - accounted_;
+  if (dt <= 0) return;
+  accounted_ = t;
+  const bool alu = alu_.state == State::kBusy, gemm = gemm_.state == State::kBusy;
+  if (alu && gemm)
+    stalls().busy -= dt;  // both instructions count these cycles
+  else if (!alu && !gemm && (alu_.state == State::kPushing || gemm_.state == State::kPushing))
+    stalls().wait_token += dt;
+}
+
 void ExecUnit::Step() {
   const int64_t t = run_.cycle;
+  if (Compute()) AccountTo(t);
   if (run_.phase == Phase::kComplete) {
-    if (state_ == State::kBusy && end_ == t) Complete(t);
-    if (state_ == State::kPushing) TryPush(t);
+    // The compute module's pipes oldest first: a younger push may wait for an older one.
+    const bool gemm_first =
+        gemm_.state != State::kFree && (alu_.state == State::kFree || gemm_.cur.index < alu_.cur.index);
+    for (Slot* s : gemm_first ? std::array<Slot*, 2>{&gemm_, &alu_} : std::array<Slot*, 2>{&alu_, &gemm_}) {
+      if (s->state == State::kBusy && s->end == t) Complete(*s, t);
+      if (s->state == State::kPushing) TryPush(*s, t);
+    }
   } else if (run_.phase == Phase::kStart) {
     TryStart(t);
   }
 }
 
-void ExecUnit::Complete(int64_t t) {
-  const int64_t len = end_ - start_, busy = std::min(len, busy_part_);
+void ExecUnit::Complete(Slot& s, int64_t t) {
+  const int64_t len = s.end - s.start, busy = std::min(len, s.busy_part);
   stalls().busy += busy;
   stalls().wait_memory += len - busy;
-  if (run_.trace) run_.trace->Span(1 + static_cast<int>(id_), InstructionSpanName(cur_.in), start_, end_, cur_.index);
-  state_ = State::kPushing;
-  since_ = t;
+  if (run_.trace)
+    run_.trace->Span(1 + static_cast<int>(id_), InstructionSpanName(s.cur.in), s.start, s.end, s.cur.index);
+  s.state = State::kPushing;
+  if (!Compute()) since_ = t;  // compute: AccountTo counts the cycles spent pushing
   run_.changed = true;
 }
 
-void ExecUnit::TryPush(int64_t t) {
-  const TokenOps ops = TokensOf(cur_.in);
+void ExecUnit::TryPush(Slot& s, int64_t t) {
+  const TokenOps ops = TokensOf(s.cur.in);
+  if (Compute()) {  // per queue in stream order (sim/timing.h)
+    const Slot& o = Other(s);
+    if (o.state != State::kFree && o.cur.index < s.cur.index) {
+      const TokenOps older = TokensOf(o.cur.in);
+      for (int i = 0; i < ops.n_pushes; ++i)
+        for (int k = 0; k < older.n_pushes; ++k)
+          if (ops.pushes[i] == older.pushes[k]) return;  // retry next cycle
+    }
+  }
   for (int i = 0; i < ops.n_pushes; ++i)
     if (tokens_[static_cast<int>(ops.pushes[i])]->num_free() == 0) return;  // retry next cycle
   for (int i = 0; i < ops.n_pushes; ++i) {
     TokenChannel& q = *tokens_[static_cast<int>(ops.pushes[i])];
-    q.write(cur_.index);
+    q.write(s.cur.index);
     TraceCount(run_, fmt::format("tokens {}", TokenQueueName(ops.pushes[i])), q.size());
   }
-  stalls().wait_token += t - since_;
-  state_ = State::kFree;
-  since_ = t;
+  if (!Compute()) stalls().wait_token += t - since_;
+  s.state = State::kFree;
+  if (Other(s).state == State::kFree) since_ = t;
   run_.changed = true;
-  if (cur_.in.op() == Opcode::kFinish) run_.finished = true;
+  if (s.cur.in.op() == Opcode::kFinish) run_.finished = true;
 }
 
 void ExecUnit::TryStart(int64_t t) {
-  if (state_ != State::kFree || queue_.num_available() == 0) return;
+  if (queue_.num_available() == 0) return;
   const Command& head = queue_.peek();  // dispatched before this cycle (Fifo visibility)
+  Slot* s = &alu_;
+  if (Compute()) {
+    if (!timing::PipesAllow(*run_.cfg, head.in, Holds(alu_), Holds(gemm_))) return;
+    if (!timing::TakesBothPipes(head.in) && timing::PipeOf(head.in) == timing::Pipe::kGemm) s = &gemm_;
+  } else if (alu_.state != State::kFree) {
+    return;
+  }
   const TokenOps ops = TokensOf(head.in);
   for (int i = 0; i < ops.n_pops; ++i)
     if (tokens_[static_cast<int>(ops.pops[i])]->num_available() == 0) return;
@@ -192,23 +239,26 @@ void ExecUnit::TryStart(int64_t t) {
     q.pop();
     TraceCount(run_, fmt::format("tokens {}", TokenQueueName(ops.pops[i])), q.size());
   }
-  cur_ = head;
+  const bool was_free = alu_.state == State::kFree && gemm_.state == State::kFree;
+  s->cur = head;
   queue_.pop();
   TraceCount(run_, fmt::format("{} command queue", ModuleName(id_)), queue_.size());
-  // Free cycles before the head was dispatched wait on the queue, the rest on tokens.
-  const int64_t wait_queue = std::clamp<int64_t>(cur_.dispatched + 1 - since_, 0, t - since_);
-  stalls().wait_queue += wait_queue;
-  stalls().wait_token += t - since_ - wait_queue;
-  state_ = State::kBusy;
-  start_ = t;
+  if (was_free) {
+    // Free cycles before the head was dispatched wait on the queue, the rest on tokens.
+    const int64_t wait_queue = std::clamp<int64_t>(s->cur.dispatched + 1 - since_, 0, t - since_);
+    stalls().wait_queue += wait_queue;
+    stalls().wait_token += t - since_ - wait_queue;
+  }
+  s->state = State::kBusy;
+  s->start = t;
   run_.changed = true;
-  if (Status s = Begin(t); !s.ok()) run_.Fail(static_cast<int>(id_), std::move(s));
+  if (Status st = Begin(*s, t); !st.ok()) run_.Fail(static_cast<int>(id_), std::move(st));
 }
 
 // The instruction's effects happen at its start (docs/microarch.md); a DMA's
 // bytes move as its bursts are granted.
-Status ExecUnit::Begin(int64_t t) {
-  const Instruction& in = cur_.in;
+Status ExecUnit::Begin(Slot& s, int64_t t) {
+  const Instruction& in = s.cur.in;
   Core& core = *run_.core;
   const HwConfig& cfg = *run_.cfg;
   if (in.op() == Opcode::kGemm || in.op() == Opcode::kAlu) {
@@ -220,55 +270,60 @@ Status ExecUnit::Begin(int64_t t) {
       return regs::FaultError(regs::ErrorCode::kWatchdog, -1,
                               "watchdog: the run passes {} cycles without finishing: instruction {} ({}) starts "
                               "in cycle {} and takes at least {} cycles",
-                              run_.limit, cur_.index, InstructionSpanName(in), t, at_least);
+                              run_.limit, s.cur.index, InstructionSpanName(in), t, at_least);
   }
   switch (in.op()) {
     case Opcode::kLoad:
     case Opcode::kStore:
-      TSR_RETURN_IF_ERROR(in.op() == Opcode::kLoad ? core.BeginLoad(in, cur_.index) : core.BeginStore(in, cur_.index));
+      TSR_RETURN_IF_ERROR(in.op() == Opcode::kLoad ? core.BeginLoad(in, s.cur.index)
+                                                   : core.BeginStore(in, s.cur.index));
       core.Count(in);
       dma_ = DmaBursts::Start(cfg, in, t);
       row_.resize(dma_.row_bytes);
-      busy_part_ = timing::DmaBusyCycles(cfg, dma_.padding, 0);
-      end_ = dma_.Done() ? timing::DmaEnd(t, dma_.ready_base, 0) : kNever;
+      s.busy_part = timing::DmaBusyCycles(cfg, dma_.padding, 0);
+      s.end = dma_.Done() ? timing::DmaEnd(t, dma_.ready_base, 0) : kNever;
       return OkStatus();
     case Opcode::kGemm:
-      TSR_RETURN_IF_ERROR(core.Execute(in, cur_.index));
-      end_ = t + timing::GemmCycles(cfg, timing::GemmIterations(in));
+      TSR_RETURN_IF_ERROR(core.Execute(in, s.cur.index));
+      s.end = t + timing::GemmCycles(cfg, timing::GemmIterations(in));
       break;
     case Opcode::kAlu: {
-      TSR_RETURN_IF_ERROR(core.Execute(in, cur_.index));
-      TSR_ASSIGN_OR_RETURN(const int64_t iteration_cycles, AluIterationCyclesOf(core, in, cur_.index));
-      end_ = t + timing::AluCycles(cfg, iteration_cycles);
+      TSR_RETURN_IF_ERROR(core.Execute(in, s.cur.index));
+      TSR_ASSIGN_OR_RETURN(const int64_t iteration_cycles, AluIterationCyclesOf(core, in, s.cur.index));
+      s.end = t + timing::AluCycles(cfg, iteration_cycles);
       break;
     }
     case Opcode::kFinish:
-      TSR_RETURN_IF_ERROR(core.Execute(in, cur_.index));
-      end_ = t + timing::kFinishCycles;
+      TSR_RETURN_IF_ERROR(core.Execute(in, s.cur.index));
+      s.end = t + timing::kFinishCycles;
       break;
   }
-  dma_ = DmaBursts();
-  busy_part_ = end_ - t;
+  if (&s == &alu_) dma_ = DmaBursts();  // (a DMA takes both pipes: none runs beside a GEMM)
+  s.busy_part = s.end - t;
   return OkStatus();
 }
 
 void ExecUnit::Finish(int64_t end) {
-  switch (state_) {
-    case State::kBusy: stalls().busy += end - start_; break;  // only with a missing token
-    case State::kPushing: stalls().wait_token += end - since_; break;
-    case State::kFree:
-      if (queue_.num_available() > 0)
-        stalls().wait_token += std::max<int64_t>(0, end - std::max(since_, queue_.peek().dispatched + 1));
-      break;  // the cycles waiting on an empty queue are idle
-  }
+  if (Compute()) AccountTo(end);
+  for (const Slot* s : {&alu_, &gemm_})
+    if (s->state == State::kBusy) stalls().busy += end - s->start;  // only with a missing token
+  if (!Compute() && alu_.state == State::kPushing) stalls().wait_token += end - since_;
+  if (alu_.state == State::kFree && gemm_.state == State::kFree && queue_.num_available() > 0)
+    stalls().wait_token += std::max<int64_t>(0, end - std::max(since_, queue_.peek().dispatched + 1));
+  // (the cycles waiting on an empty queue are idle)
 }
 
 std::string ExecUnit::Describe() const {
-  switch (state_) {
-    case State::kBusy: return fmt::format("executing #{} since cycle {}", cur_.index, start_);
-    case State::kPushing: return fmt::format("cannot push the tokens of #{} (queue full)", cur_.index);
+  std::string gemm;
+  if (gemm_.state == State::kBusy)
+    gemm = fmt::format("; GEMM pipe executing #{} since cycle {}", gemm_.cur.index, gemm_.start);
+  if (gemm_.state == State::kPushing) gemm = fmt::format("; GEMM pipe cannot push the tokens of #{}", gemm_.cur.index);
+  switch (alu_.state) {
+    case State::kBusy: return fmt::format("executing #{} since cycle {}{}", alu_.cur.index, alu_.start, gemm);
+    case State::kPushing: return fmt::format("cannot push the tokens of #{} (queue full){}", alu_.cur.index, gemm);
     case State::kFree: break;
   }
+  if (!gemm.empty()) return gemm.substr(2);
   if (queue_.num_available() == 0) return "idle (command queue empty)";
   const TokenOps ops = TokensOf(queue_.peek().in);
   std::string why;
@@ -279,20 +334,20 @@ std::string ExecUnit::Describe() const {
 }
 
 bool ExecUnit::Ready(int64_t t) const {
-  return state_ == State::kBusy && dma_.active && !dma_.Done() && dma_.NextReady() <= t;
+  return alu_.state == State::kBusy && dma_.active && !dma_.Done() && dma_.NextReady() <= t;
 }
 
 Burst ExecUnit::Next() {
   const uint64_t bytes = dma_.NextBytes(port_);
-  if (dma_.write && dma_.offset == 0) run_.core->StoreRow(cur_.in, dma_.row, row_.data());
-  return Burst{dma_.write, dma_.NextAddr(), bytes, row_.data() + dma_.offset, cur_.index};
+  if (dma_.write && dma_.offset == 0) run_.core->StoreRow(alu_.cur.in, dma_.row, row_.data());
+  return Burst{dma_.write, dma_.NextAddr(), bytes, row_.data() + dma_.offset, alu_.cur.index};
 }
 
 void ExecUnit::Accepted(const Burst& b, int64_t t, int64_t completion, int64_t beats) {
-  busy_part_ += beats;
-  if (!dma_.write && dma_.offset + b.bytes == dma_.row_bytes) run_.core->LoadRow(cur_.in, dma_.row, row_.data());
+  alu_.busy_part += beats;
+  if (!dma_.write && dma_.offset + b.bytes == dma_.row_bytes) run_.core->LoadRow(alu_.cur.in, dma_.row, row_.data());
   dma_.Accepted(b.bytes, t, completion);
-  if (dma_.Done()) end_ = timing::DmaEnd(start_, dma_.ready_base, dma_.last_completion);
+  if (dma_.Done()) alu_.end = timing::DmaEnd(alu_.start, dma_.ready_base, dma_.last_completion);
   run_.changed = true;
 }
 

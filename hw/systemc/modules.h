@@ -139,7 +139,7 @@ class ExecUnit : public sc_core::sc_module, public Requester {
   bool Wants(Phase p, int64_t t) const;
   int64_t NextTimer(int64_t t) const;
   void Finish(int64_t end);
-  bool HasWork() const { return state_ == State::kBusy || queue_.size() > 0; }
+  bool HasWork() const { return alu_.state == State::kBusy || gemm_.state == State::kBusy || queue_.size() > 0; }
   std::string Describe() const;
 
   bool Ready(int64_t t) const override;
@@ -147,22 +147,36 @@ class ExecUnit : public sc_core::sc_module, public Requester {
   void Accepted(const Burst& b, int64_t t, int64_t completion, int64_t beats) override;
 
  private:
+  enum class State { kFree, kBusy, kPushing };
+  // An instruction in execution. The compute module has two (sim/timing.h):
+  // alu_ (ALU, its LOADs, FINISH) and gemm_; the other modules use alu_.
+  struct Slot {
+    State state = State::kFree;
+    Command cur;
+    int64_t start = 0, end = kNever, busy_part = 0;
+  };
+
   void Step();  // SC_METHOD, phases 2 and 3
-  void Complete(int64_t t);
-  void TryPush(int64_t t);
+  void Complete(Slot& s, int64_t t);
+  void TryPush(Slot& s, int64_t t);
   void TryStart(int64_t t);
-  Status Begin(int64_t t);
+  Status Begin(Slot& s, int64_t t);
   StallCycles& stalls() { return run_.stats.unit(id_); }
+  bool Compute() const { return id_ == Module::kCompute; }
+  Slot& Other(const Slot& s) { return &s == &gemm_ ? alu_ : gemm_; }
+  timing::PipeHolds Holds(const Slot& s) const;
+  // Compute: attributes the cycles since the last call while a pipe is busy
+  // or pushing (both busy: counted once; pushing, none busy: wait_token).
+  void AccountTo(int64_t t);
 
   Module id_;
   RunState& run_;
   CommandQueue& queue_;
   std::array<TokenChannel*, kNumTokenQueues> tokens_;
   timing::Port port_;
-  enum class State { kFree, kBusy, kPushing } state_ = State::kFree;
-  Command cur_;
-  int64_t start_ = 0, end_ = kNever, busy_part_ = 0;
-  int64_t since_ = 0;  // free since (kFree) / holding its pushes since (kPushing)
+  Slot alu_, gemm_;
+  int64_t since_ = 0;      // free since (both slots kFree) / holding its pushes since (kPushing, not compute)
+  int64_t accounted_ = 0;  // compute: AccountTo's cursor
   DmaBursts dma_;
   std::vector<uint8_t> row_;
 };

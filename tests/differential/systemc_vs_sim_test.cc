@@ -8,6 +8,7 @@
 // of random programs per config.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -112,6 +113,36 @@ TEST(SystemcVsSimSmallQueues, RandomProgramsOnDepthTwo) {
   EXPECT_GT(dispatch_blocked, 0) << "the programs fill the command queues";
   std::printf("depth 2: %d of 60 programs ran, fetch waited %lld cycles on full queues\n", ok,
               static_cast<long long>(dispatch_blocked));
+}
+
+// The compute module's two pipes (timing.compute_overlap = 1; the generator
+// sets ovl on some blocks' first GEMM/ALU), also with depth-2 queues, where
+// the per-queue push order and held pipes matter.
+TEST_P(SystemcVsSim, RandomProgramsWithComputeOverlap) {
+  const std::string config_path = GetParam();
+  for (const int depth : {0, 2}) {
+    HwConfig cfg = testing::LoadConfigOrDie(config_path);
+    cfg.compute_overlap = 1;
+    if (depth > 0) cfg.command_queue_depth = cfg.token_queue_depth = depth;
+    testing::DevicePair pair(cfg, "sim", "systemc");
+    ASSERT_TRUE(pair.ok());
+    for (int seed = 0; seed < std::max(1, SeedsPerConfig() / 4); ++seed) {
+      Program p = testing::RandomValidProgram(cfg, static_cast<uint64_t>(seed));
+      testing::DeviceOutcome sim, sc;
+      pair.Run(p, &sim, &sc);
+      const std::string replay =
+          Replay(cfg, p, config_path + " (timing.compute_overlap 1, queue depths " + std::to_string(depth) + ")",
+                 "overlap_d" + std::to_string(depth) + "_seed" + std::to_string(seed));
+      if (sim.status.ok()) {
+        ExpectSame(sim, sc, replay);
+      } else {
+        ASSERT_TRUE(depth > 0) << sim.status.ToString() << "\n" << replay;
+        ASSERT_FALSE(sc.status.ok()) << replay;
+        EXPECT_EQ(sim.device_status.error_code, sc.device_status.error_code) << replay;
+      }
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryConfig, SystemcVsSim, ::testing::ValuesIn(testing::BundledConfigPaths()),
