@@ -209,6 +209,7 @@ struct Result {
   std::vector<int8_t> y;
   DeviceCounters counters, predicted;
   std::map<AluOp, int> alu_insns;  // ALU instructions of the recording by operation
+  int ovl_insns = 0;               // GEMM/ALU instructions with ovl
 };
 
 StatusOr<Result> RunOnDevice(const HwConfig& cfg, const std::string& target, const Case& c) {
@@ -281,6 +282,7 @@ StatusOr<Result> RunOnDevice(const HwConfig& cfg, const std::string& target, con
     for (const Word128& word : piece) {
       TSR_ASSIGN_OR_RETURN(Instruction in, Decode(cfg, word));
       if (in.op() == Opcode::kAlu) ++r.alu_insns[in.alu()];
+      r.ovl_insns += in.ovl != 0;
     }
   TSR_ASSIGN_OR_RETURN(r.predicted, PredictRecording(cfg, rec));
   TSR_ASSIGN_OR_RETURN(Executable exe, rt->Load(rec));
@@ -297,10 +299,14 @@ StatusOr<Result> RunOnDevice(const HwConfig& cfg, const std::string& target, con
 // kGroups / kDilation: grouped / dilated convolutions (RandomGroupedCase).
 enum class Fused { kNone, kPool, kAdd, kGroups, kDilation };
 
-void Check(const std::string& config, const std::string& target, int cases, uint64_t seed, Fused fused = Fused::kNone) {
+// `overlap`: with timing.compute_overlap (epilogues beside the next tile's
+// GEMM; ref's race detector checks the compiler's ovl promise).
+void Check(const std::string& config, const std::string& target, int cases, uint64_t seed, Fused fused = Fused::kNone,
+           bool overlap = false) {
   HwConfig cfg = testing::LoadConfigOrDie(config);
+  cfg.compute_overlap = overlap ? 1 : 0;
   std::mt19937_64 rng(seed);
-  int skipped = 0;
+  int skipped = 0, ovl = 0;
   for (int i = 0; i < cases; ++i) {
     Case c = fused == Fused::kPool       ? RandomPoolCase(rng)
              : fused == Fused::kAdd      ? RandomAddCase(rng)
@@ -337,12 +343,19 @@ void Check(const std::string& config, const std::string& target, int cases, uint
     const bool mulshr = r->alu_insns.count(AluOp::kMulShr) > 0, shr = r->alu_insns.count(AluOp::kShr) > 0;
     EXPECT_EQ(mulshr, c.add || !one_pass) << config << " case " << i;
     EXPECT_EQ(shr, c.add && !add_one_pass) << config << " case " << i;
+    ovl += r->ovl_insns;
+    if (!overlap || c.pool) {
+      EXPECT_EQ(r->ovl_insns, 0) << config << " case " << i;
+    }
     // The cost model times the same stream without data: the cycles sim counts.
     if (r->counters.cycles > 0) {
       EXPECT_EQ(r->predicted.cycles, r->counters.cycles) << config << " case " << i << ": " << c.g.ToString();
     }
   }
   EXPECT_LE(skipped, cases / 3) << config;
+  if (overlap && fused != Fused::kPool) {
+    EXPECT_GT(ovl, 0) << config;
+  }
 }
 
 TEST(ConvCodegen, RandomShapesOnRefDefault) { Check("configs/default.json", "ref", 40, 1); }
@@ -368,6 +381,13 @@ TEST(ConvCodegen, DilatedOnRefTiny) { Check("configs/tiny.json", "ref", 20, 18, 
 
 TEST(ConvCodegen, FusedAddOnRefDefault) { Check("configs/default.json", "ref", 25, 9, Fused::kAdd); }
 TEST(ConvCodegen, FusedAddOnSimDefault) { Check("configs/default.json", "sim", 10, 10, Fused::kAdd); }
+TEST(ConvCodegen, OverlapOnRefDefault) { Check("configs/default.json", "ref", 20, 21, Fused::kNone, true); }
+TEST(ConvCodegen, OverlapOnSimDefault) { Check("configs/default.json", "sim", 8, 22, Fused::kNone, true); }
+TEST(ConvCodegen, OverlapOnRefTiny) { Check("configs/tiny.json", "ref", 15, 23, Fused::kNone, true); }
+TEST(ConvCodegen, OverlapFusedAddOnSimTiny) { Check("configs/tiny.json", "sim", 6, 25, Fused::kAdd, true); }
+TEST(ConvCodegen, OverlapFusedAddOnRefTiny) { Check("configs/tiny.json", "ref", 10, 26, Fused::kAdd, true); }
+TEST(ConvCodegen, OverlapFusedMaxPoolOnRefTiny) { Check("configs/tiny.json", "ref", 8, 27, Fused::kPool, true); }
+TEST(ConvCodegen, OverlapGroupedOnRefTiny) { Check("configs/tiny.json", "ref", 12, 28, Fused::kGroups, true); }
 TEST(ConvCodegen, FusedAddOnRefTiny) { Check("configs/tiny.json", "ref", 12, 11, Fused::kAdd); }
 
 }  // namespace
