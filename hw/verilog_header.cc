@@ -197,11 +197,11 @@ Status ValidateForRtl(const HwConfig& cfg, const std::string& source) {
   if (cfg.dma_setup_cycles < 1)
     return InvalidArgumentError("{}: key 'timing.dma_setup_cycles': the RTL needs at least 1, got {}", source,
                                 cfg.dma_setup_cycles);
-  if (cfg.compute_overlap != 0)
+  if (cfg.compute_overlap != 0 && cfg.acc_entries % 2 != 0)
     return InvalidArgumentError(
-        "{}: key 'timing.compute_overlap': the RTL compute module does not run a GEMM and an ALU at once yet "
-        "(docs/microarch.md, \"Overlap\"); set it to 0",
-        source);
+        "{}: key 'scratchpads.acc_bytes': with timing.compute_overlap the RTL banks the accumulator in two halves, "
+        "so it needs an even number of entries, got {}",
+        source, cfg.acc_entries);
   return OkStatus();
 }
 

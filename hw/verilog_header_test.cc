@@ -82,6 +82,13 @@ TEST(VerilogHeader, ValidateForRtlRefusesTilesNarrowerThanABeat) {
   ASSERT_TRUE(ValidateHwConfig(c, "small").ok());
   s = ValidateForRtl(c, "small.json");
   EXPECT_NE(s.message().find("key 'timing.dma_setup_cycles'"), std::string::npos) << s.message();
+  // compute_overlap banks the accumulator in two halves.
+  c = testing::LoadConfigOrDie("configs/ice40-up5k.json");
+  c.compute_overlap = 1;
+  EXPECT_TRUE(ValidateForRtl(c, "small.json").ok());
+  c.acc_entries = 1;  // (a one-tile accumulator)
+  s = ValidateForRtl(c, "one.json");
+  EXPECT_NE(s.message().find("an even number of entries, got 1"), std::string::npos) << s.message();
 }
 
 }  // namespace

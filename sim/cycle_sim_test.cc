@@ -131,7 +131,7 @@ TEST(CycleSim, LoadGemmStoreChain) {
 // The GEMM (20 iterations) runs 73..97.
 std::string OverlapProgram(const char* alu2, const char* alu3) {
   return std::string(
-             ".uops k 0x1000\n dst=0 src=0 wgt=0\n dst=8 src=0 wgt=0\n.end\n"
+             ".uops k 0x1000\n dst=0 src=0 wgt=0\n dst=1024 src=0 wgt=0\n.end\n"
              "LOAD mem=uop sram=0 dram=k y_size=1 x_size=2 x_stride=2\n"
              "GEMM uop_bgn=0 uop_end=1 iter_out=2 iter_in=10\n"
              "ALU op=add use_imm imm=1 uop_bgn=1 uop_end=2 iter_out=5 iter_in=1 ") +

@@ -97,6 +97,26 @@ Status RaceChecker::RecordRange(Tracker& t, int64_t first, int64_t count, bool w
   return OkStatus();
 }
 
+// An instruction with ovl shares no accumulator bank with the instruction on
+// the other pipe it may run beside (each bank has one read and one write port).
+Status RaceChecker::CheckBanks(int64_t index, int agent, int banks) {
+  const int other = agent == kGemmPipe ? kAluPipe : kGemmPipe;
+  const int64_t beside = banks_index_[other];
+  const int shared = banks & banks_[other];
+  if (timing::MayOverlap(cfg_, (*stream_)[index]) && beside >= 0 && shared != 0)
+    return regs::FaultError(
+        regs::ErrorCode::kTokenError, index,
+        "bank conflict: instruction {} ({}) with ovl on the compute module's {} pipe touches accumulator bank {} "
+        "(rows {} .. {}), and so does instruction {} ({}) on its {} pipe, which it may overlap: an instruction with "
+        "ovl and the older one on the other pipe must use different halves of the accumulator",
+        index, FormatInstruction(cfg_, (*stream_)[index]), agent == kGemmPipe ? "GEMM" : "ALU", shared & 1 ? 0 : 1,
+        shared & 1 ? 0 : cfg_.acc_entries / 2, shared & 1 ? cfg_.acc_entries / 2 - 1 : cfg_.acc_entries - 1, beside,
+        FormatInstruction(cfg_, (*stream_)[beside]), other == kGemmPipe ? "GEMM" : "ALU");
+  banks_[agent] = banks;
+  banks_index_[agent] = index;
+  return OkStatus();
+}
+
 Status RaceChecker::Start(int64_t index, const Core& core) {
   const Instruction& in = (*stream_)[index];
   const int a = AgentOf(index);
@@ -107,6 +127,7 @@ Status RaceChecker::Start(int64_t index, const Core& core) {
     const int other = a == kGemmPipe ? kAluPipe : kGemmPipe;
     Join(vc_[a], timing::MayOverlap(cfg_, in) ? before_[other] : vc_[other]);
     before_[a] = vc_[a];
+    if (!timing::MayOverlap(cfg_, in)) banks_index_[other] = -1;  // it starts once the other pipe is empty
   }
   vc_[a][a] += 1;
   seq_to_index_[a].push_back(index);
@@ -115,6 +136,7 @@ Status RaceChecker::Start(int64_t index, const Core& core) {
     Join(vc_[kGemmPipe], vc_[a]);
     before_[a] = vc_[a];
     before_[kGemmPipe] = vc_[kGemmPipe];
+    banks_index_[kAluPipe] = banks_index_[kGemmPipe] = -1;
   }
   switch (in.op()) {
     case Opcode::kLoad: {
@@ -130,6 +152,7 @@ Status RaceChecker::Start(int64_t index, const Core& core) {
     case Opcode::kAlu: {
       const bool gemm = in.op() == Opcode::kGemm;
       const bool reads_src = !gemm && timing::AluReadsSource(in);
+      int banks = 0;
       Status race;
       Status bounds = core.ForEachIteration(in, index, [&](const LoopIndex& ix) {
         if (!race.ok()) return;
@@ -138,11 +161,14 @@ Status RaceChecker::Start(int64_t index, const Core& core) {
           if (race.ok()) race = Access(wgt_, ix.wgt, false, a, index);
         }
         if (race.ok() && reads_src) race = Access(acc_, ix.src, false, a, index);
+        if (reads_src) banks |= 1 << timing::AccBank(cfg_, ix.src);
+        banks |= 1 << timing::AccBank(cfg_, ix.dst);
         if (race.ok() && !in.reset) race = Access(acc_, ix.dst, false, a, index);
         if (race.ok()) race = Access(acc_, ix.dst, true, a, index);
       });
       TSR_RETURN_IF_ERROR(bounds);
-      return race;
+      TSR_RETURN_IF_ERROR(race);
+      return CheckBanks(index, a, banks);
     }
     case Opcode::kFinish: return OkStatus();
   }

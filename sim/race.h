@@ -7,7 +7,8 @@
 // an instruction with `ovl` and the older instruction on the other pipe it may
 // overlap; across modules only tokens order. An access whose conflicting
 // predecessor on another agent is not ordered before it is a race: a missing
-// token, or an `ovl` whose disjointness promise does not hold.
+// token, or an `ovl` whose disjointness promise does not hold (disjoint
+// accumulator banks, sim/timing.h AccBank, not only rows).
 #pragma once
 
 #include <array>
@@ -51,6 +52,7 @@ class RaceChecker {
   Status Race(const Tracker& t, int64_t entry, bool write, int agent, int64_t index, int other, int64_t other_seq,
               bool other_write) const;
   Status RecordRange(Tracker& t, int64_t first, int64_t count, bool write, int agent, int64_t index);
+  Status CheckBanks(int64_t index, int agent, int banks);
 
   const HwConfig& cfg_;
   const std::vector<Instruction>* stream_;
@@ -59,6 +61,11 @@ class RaceChecker {
   // counting it): what an overlapping instruction on the other pipe may assume done.
   Clock before_[kAgents] = {};
   std::vector<int64_t> seq_to_index_[kAgents];
+  // Per compute pipe: the accumulator banks (bit b: bank b, timing::AccBank)
+  // its latest instruction touches and that instruction's index (-1: none
+  // an overlapping instruction could run beside).
+  int banks_[kAgents] = {};
+  int64_t banks_index_[kAgents] = {-1, -1, -1, -1};
   Tracker inp_, wgt_, acc_;
 };
 

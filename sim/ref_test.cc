@@ -108,11 +108,12 @@ TEST(RefFaults, StoreBeforeComputeIsARaceOnOut) {
 }
 
 // Overlap (ovl, sim/timing.h): an ALU with ovl may run beside the GEMM before
-// it, so it must not touch that GEMM's rows, and a token it pushes does not
-// cover that GEMM.
+// it, so it must not touch that GEMM's rows nor its accumulator bank (default:
+// 2048 entries, banks [0, 1024) and [1024, 2048)), and a token it pushes does
+// not cover that GEMM. Uop 1 is in the second bank, uop 2 in the first.
 const char* kOverlapUops =
-    ".uops k 0x1000\n dst=0 src=0 wgt=0\n dst=8 src=0 wgt=0\n.end\n"
-    "LOAD mem=uop sram=0 dram=k y_size=1 x_size=2 x_stride=2\n"
+    ".uops k 0x1000\n dst=0 src=0 wgt=0\n dst=1024 src=0 wgt=0\n dst=8 src=0 wgt=0\n.end\n"
+    "LOAD mem=uop sram=0 dram=k y_size=1 x_size=3 x_stride=3\n"
     "GEMM uop_bgn=0 uop_end=1 iter_out=1 iter_in=1\n";
 
 TEST(Ref, OverlapOnDisjointRowsIsNoRace) {
@@ -153,7 +154,21 @@ TEST(RefFaults, OverlappedGemmAfterAnAluOnItsRowsIsARace) {
                           "FINISH\n",
                       "configs/default.json", true);
   EXPECT_EQ(o.run.code(), StatusCode::kAborted);
-  EXPECT_NE(o.run.message().find("race on acc entry 8: instruction 3 (GEMM"), std::string::npos) << o.run.message();
+  EXPECT_NE(o.run.message().find("race on acc entry 1024: instruction 3 (GEMM"), std::string::npos) << o.run.message();
+}
+
+TEST(RefFaults, OverlapOnDisjointRowsOfOneBankIsABankConflict) {
+  // Rows 0 and 8 are disjoint but share the first bank's ports.
+  Outcome o = RunText(std::string(kOverlapUops) +
+                          "ALU op=add use_imm imm=1 uop_bgn=2 uop_end=3 iter_out=1 iter_in=1 ovl\n"
+                          "FINISH\n",
+                      "configs/default.json", true);
+  EXPECT_EQ(o.run.code(), StatusCode::kAborted);
+  EXPECT_EQ(o.run.message(),
+            "bank conflict: instruction 2 (ALU uop_bgn=2 uop_end=3 iter_out=1 iter_in=1 op=add imm=1 use_imm ovl) with "
+            "ovl on the compute module's ALU pipe touches accumulator bank 0 (rows 0 .. 1023), and so does instruction "
+            "1 (GEMM uop_bgn=0 uop_end=1 iter_out=1 iter_in=1) on its GEMM pipe, which it may overlap: an instruction "
+            "with ovl and the older one on the other pipe must use different halves of the accumulator");
 }
 
 TEST(RefFaults, TokenOfAnOverlappingAluDoesNotCoverTheGemmBesideIt) {

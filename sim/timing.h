@@ -159,6 +159,11 @@ inline bool PipesAllow(const HwConfig& cfg, const Instruction& in, PipeHolds alu
 // A compute instruction's push into a token queue waits until the older
 // instruction on the other pipe, if it pushes into the same queue, has pushed:
 // each queue receives the compute module's tokens in stream order.
+// The accumulator (and its out shadow) is two banks, the halves [0, E/2) and
+// [E/2, E) (E = acc entries), each with one read and one write port: an
+// instruction with ovl and the older one on the other pipe it may overlap
+// touch different banks (not only different rows; ref's race detector checks it).
+inline int AccBank(const HwConfig& cfg, int64_t row) { return row >= cfg.acc_entries / 2 ? 1 : 0; }
 
 // ---- Closed forms built from the rules (for cost models) --------------------
 

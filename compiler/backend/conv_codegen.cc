@@ -30,11 +30,16 @@ class ConvEmitter {
     kk_ = g_.kh * g_.kw;
     // A fused pool reads the other half's rows (its carry), so its tiles do not overlap.
     overlap_ = cfg.compute_overlap != 0 && !t_.max_pool;
+    // With overlap each half is an accumulator bank with its own parameter rows.
+    if (sp_.acc_copy >= 0) acc_base_[1] = sp_.acc_copy + sp_.acc_params;
+    params_[0] = 0, params_[1] = overlap_ ? sp_.acc_copy : 0;
   }
 
   Status Emit() {
     if (t_.residual_add)  // the add's multipliers, after the parameter rows
-      TSR_RETURN_IF_ERROR(s_.Load(MemType::kAcc, 2 * t_.tob, c_.add_params, 0, Dma2D{1, 3}).WithContext(c_.name));
+      for (int h = 0; h < (overlap_ ? 2 : 1); ++h)
+        TSR_RETURN_IF_ERROR(
+            s_.Load(MemType::kAcc, params_[h] + 2 * t_.tob, c_.add_params, 0, Dma2D{1, 3}).WithContext(c_.name));
     const int64_t total_tiles = t_.tiles, total_out = t_.tiles / t_.ic_tiles;
     int64_t tile = 0, otile = 0;
     for (int64_t n = 0; n < b_.nb; ++n)
@@ -58,7 +63,8 @@ class ConvEmitter {
               // [tob, 2 tob): read only by compute, so program order suffices.
               Dma2D d;
               d.y_size = 2, d.x_size = x.tob, d.x_stride = b_.ocb;
-              TSR_RETURN_IF_ERROR(s_.Load(MemType::kAcc, 0, c_.params, x.ob0, d).WithContext(c_.name));
+              for (int h = 0; h < (overlap_ ? 2 : 1); ++h)
+                TSR_RETURN_IF_ERROR(s_.Load(MemType::kAcc, params_[h], c_.params, x.ob0, d).WithContext(c_.name));
             }
             for (int64_t it = 0; it < t_.ic_tiles; ++it, ++tile) {
               x.j0 = it * t_.tib;
@@ -199,7 +205,7 @@ class ConvEmitter {
     if (!overlap_) TSR_RETURN_IF_ERROR(s_.Pop(Module::kLoad, Module::kCompute));
     if (x.first) {
       if (otile >= 2) TSR_RETURN_IF_ERROR(s_.Pop(Module::kStore, Module::kCompute));
-      TSR_ASSIGN_OR_RETURN(Kernel bias, AluKernel(x, "bias", 0, acc_base_[x.aslot], x.th * x.tw));
+      TSR_ASSIGN_OR_RETURN(Kernel bias, AluKernel(x, "bias", params_[x.aslot], acc_base_[x.aslot], x.th * x.tw));
       s_.set_overlap(pending_.has_value());  // beside the previous tile's last GEMM
       TSR_RETURN_IF_ERROR(s_.AluVec(bias, AluOp::kMov));
       s_.set_overlap(false);
@@ -238,7 +244,7 @@ class ConvEmitter {
         TSR_RETURN_IF_ERROR(EmitPool(x));
         base = PoolTileOf(x).out, pixels /= 4;
       }
-      TSR_ASSIGN_OR_RETURN(Kernel scale, AluKernel(x, "scale", x.tob, base, pixels));
+      TSR_ASSIGN_OR_RETURN(Kernel scale, AluKernel(x, "scale", params_[x.aslot] + x.tob, base, pixels));
       const auto fused = alu::MulShrClipImm(c_.shift, c_.act_min, c_.act_max);
       if (c_.out_zero_point == 0 && fused) {  // MULSHR and the clamp in one pass
         TSR_RETURN_IF_ERROR(s_.AluVec(scale, AluOp::kMulShrClip, *fused));
@@ -259,7 +265,8 @@ class ConvEmitter {
   // post-shift and clamp are one MULSHRC by the row of ones when it can
   // express the clamp (a rounding right shift is MULSHR by 1).
   Status EmitResidualAdd(const Tile& x) {
-    const int64_t pixels = x.th * x.tw, base = acc_base_[x.aslot], res = base + x.tob * pixels, row = 2 * t_.tob;
+    const int64_t pixels = x.th * x.tw, base = acc_base_[x.aslot], res = base + x.tob * pixels,
+                  row = params_[x.aslot] + 2 * t_.tob;
     if (!overlap_) TSR_RETURN_IF_ERROR(EmitResidualLoad(x));
     auto kernel = [&](const char* what, int64_t dst, int64_t src, int64_t src_block, int64_t src_in) {
       const std::string key = fmt::format("add {} {} {} {} {}", what, x.tob, pixels, dst, src);
@@ -324,6 +331,7 @@ class ConvEmitter {
   const ConvTiling& t_;
   ScratchpadSplit sp_;
   int64_t inp_base_[2], wgt_base_[2], acc_base_[2], kk_;
+  int64_t params_[2];  // the parameter rows each accumulator half's ALUs read
   KernelCache kernels_;
   std::set<std::pair<int64_t, int64_t>> loaded_;  // resident weight chunks (first oc block, first ic block)
   bool overlap_ = false;

@@ -76,6 +76,10 @@ ScratchpadSplit SplitScratchpads(const HwConfig& cfg, int64_t tob, bool residual
   s.wgt_half = cfg.wgt_entries / 2;
   s.acc_params = 2 * tob + (residual_add ? 3 : 0);
   s.acc_half = std::max<int64_t>(0, (cfg.acc_entries - s.acc_params) / 2);
+  if (cfg.compute_overlap != 0) {  // [params | half 0] [params copy | half 1], one bank each
+    s.acc_copy = cfg.acc_entries / 2;
+    s.acc_half = std::max<int64_t>(0, s.acc_copy - s.acc_params);
+  }
   s.uop_total = cfg.uop_entries;
   return s;
 }

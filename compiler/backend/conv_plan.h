@@ -103,6 +103,10 @@ struct ConvTiling {
 // below the two tile halves (and a fused residual add's two multiplier rows).
 struct ScratchpadSplit {
   int64_t inp_half, wgt_half, wgt_all, acc_half, acc_params, uop_total;
+  // With timing.compute_overlap the accumulator's halves are its two banks
+  // (sim/timing.h AccBank), each with its own copy of the parameter rows: the
+  // second copy's first row (acc_entries / 2), else -1 (half 1 follows half 0).
+  int64_t acc_copy = -1;
 };
 ScratchpadSplit SplitScratchpads(const HwConfig& cfg, int64_t tob, bool residual_add = false);
 

@@ -134,13 +134,16 @@ class RtlDevice final : public Device {
 
   // The instruction spans of this cycle (sampled before the edge, i.e. in
   // phase order): an end closes module m's span [start, End] on track 1 + m,
-  // named from the instruction in DRAM; a start opens the next one.
+  // named from the instruction in DRAM; a start opens the next one. Bit
+  // kNumModules is the compute module's GEMM pipe (timing.compute_overlap),
+  // on the compute track.
   void TraceCycle() {
     const auto* r = model_->rootp;
     const uint32_t starts = r->tsr_accel__DOT__trace_start, ends = r->tsr_accel__DOT__trace_end;
     if ((starts | ends) == 0) return;
     const int64_t t = static_cast<int64_t>(r->tsr_accel__DOT__trace_cycle);
-    for (int m = 0; m < kNumModules; ++m) {
+    for (int m = 0; m <= kNumModules; ++m) {
+      const int track = 1 + (m == kNumModules ? static_cast<int>(Module::kCompute) : m);
       if (ends >> m & 1) {
         const uint32_t index = r->tsr_accel__DOT__trace_index[m];
         Word128 w;
@@ -149,7 +152,7 @@ class RtlDevice final : public Device {
         std::memcpy(&w.lo, bytes, 8);
         std::memcpy(&w.hi, bytes + 8, 8);
         auto in = Decode(cfg_, w);
-        opts_.trace->Span(1 + m, in.ok() ? InstructionSpanName(*in) : "illegal", elapsed_ + span_start_[m],
+        opts_.trace->Span(track, in.ok() ? InstructionSpanName(*in) : "illegal", elapsed_ + span_start_[m],
                           elapsed_ + t, index);
       }
       if (starts >> m & 1) span_start_[m] = t;
@@ -295,7 +298,7 @@ class RtlDevice final : public Device {
   Status error_;
   bool run_open_ = false;   // START written, DONE/ERROR not yet seen
   uint64_t insn_addr_ = 0;  // INSN_ADDR as written (the trace names instructions from DRAM)
-  int64_t span_start_[kNumModules] = {};
+  int64_t span_start_[kNumModules + 1] = {};
   int64_t elapsed_ = 0;    // device cycles of all earlier runs (the trace's timeline)
   uint64_t bus_base_ = 0;  // DRAM_BASE as written
 };

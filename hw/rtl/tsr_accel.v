@@ -93,6 +93,10 @@ module tsr_accel (
   localparam int QW = 129 + IW;  // command-queue entry: range fault, stream index, instruction
   localparam int P_FETCH = 0, P_COMPUTE = 1, P_STORE = 2, P_LOAD = 3;  // port requesters (AXI IDs)
   localparam logic [31:0] NO_INSN = 32'hFFFF_FFFF;
+  // The compute module's two pipes (timing.compute_overlap; docs/microarch.md
+  // "Overlap"): tsr_compute_pipes, a GEMM-only and an ALU-only
+  // tsr_compute_exec, the uop RAM twice, acc and out in two banks (halves).
+  localparam bit OVL = TSR_CFG_TIMING_COMPUTE_OVERLAP != 0;
 
   // ---- Register window and run control ---------------------------------------
   logic [63:0] insn_addr, watchdog, dram_base;
@@ -235,6 +239,10 @@ module tsr_accel (
   logic [2:0] cq_push, cq_pop, cq_full, cq_empty;
   logic [QW-1:0] cq_head[3];
   logic [3:0] tq_push, tq_pop, tq_can_push, tq_can_pop;
+  logic [3:0] tq_push2;  // a second push in one cycle (the compute module's two pipes)
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [3:0] tq_can_push2;
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [3:0] tq_nonzero;
   for (genvar m = 0; m < 3; m++) begin : g_cq
     /* verilator lint_off UNUSEDSIGNAL */
@@ -263,8 +271,10 @@ module tsr_accel (
         .clk(clk),
         .rst(clr),
         .push(tq_push[q]),
+        .push2(tq_push2[q]),
         .pop(tq_pop[q]),
         .can_push(tq_can_push[q]),
+        .can_push2(tq_can_push2[q]),
         .can_pop(tq_can_pop[q]),
         .count(cnt)
     );
@@ -282,7 +292,57 @@ module tsr_accel (
   logic [CTR_W-1:0] u_inc[3][4];
   logic [3:0] u_tq_push[3], u_tq_pop[3];
   logic finish_now;
+  // With compute_overlap the compute module's two slots (tsr_compute_pipes):
+  // u_* of MC describe slot A (LOAD, ALU, FINISH; busy/completing/start: either).
+  logic cg_start_a, cg_start_g, cg_busy_a, cg_busy_g, cg_end_g;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic cg_comp_g;
+  logic cg_a_older;
+  logic [127:0] cg_insn_g;
+  logic [IW-1:0] cg_index_g;
+  /* verilator lint_on UNUSEDSIGNAL */
   for (genvar m = 0; m < 3; m++) begin : g_unit
+    if (OVL && m == TSR_MODULE_COMPUTE) begin : g_pipes
+      logic comp_a;
+      tsr_compute_pipes u_pipes (
+          .clk(clk),
+          .clr(clr),
+          .cyc(CTR_W'(cyc)),
+          .q_valid(!cq_empty[m]),
+          .q_insn(cq_head[m][127:0]),
+          .q_index(cq_head[m][QW-1:128]),
+          .hold(u_hold[m]),
+          .end_a(u_end[m]),
+          .end_g(cg_end_g),
+          .busy_part(u_busy_part[m]),
+          .dma(u_dma[m]),
+          .last(finish_now),
+          .tq_can_push(tq_can_push),
+          .tq_can_push2(tq_can_push2),
+          .tq_can_pop(tq_can_pop),
+          .tq_push(u_tq_push[m]),
+          .tq_push2(tq_push2),
+          .tq_pop(u_tq_pop[m]),
+          .start(u_start[m]),
+          .start_a(cg_start_a),
+          .start_g(cg_start_g),
+          .busy_a(cg_busy_a),
+          .busy_g(cg_busy_g),
+          .completing_a(comp_a),
+          .completing_g(cg_comp_g),
+          .a_older(cg_a_older),
+          .insn_a(u_insn[m]),
+          .insn_g(cg_insn_g),
+          .index_a(u_index[m]),
+          .index_g(cg_index_g),
+          .inc_busy(u_inc[m][TSR_STALL_BUSY]),
+          .inc_wait_token(u_inc[m][TSR_STALL_WAIT_TOKEN]),
+          .inc_wait_queue(u_inc[m][TSR_STALL_WAIT_QUEUE]),
+          .inc_wait_memory(u_inc[m][TSR_STALL_WAIT_MEMORY])
+      );
+      assign u_busy[m] = cg_busy_a || cg_busy_g;
+      assign u_completing[m] = comp_a || cg_comp_g;
+    end else begin : g_one
     tsr_unit #(
         .MOD(m)
     ) u_unit (
@@ -311,12 +371,24 @@ module tsr_accel (
         .inc_wait_queue(u_inc[m][TSR_STALL_WAIT_QUEUE]),
         .inc_wait_memory(u_inc[m][TSR_STALL_WAIT_MEMORY])
     );
+    end
     assign u_dma[m] = 32'(u_insn[m][TSR_MEM_OPCODE_LSB+:3]) == TSR_OP_LOAD ||
                       32'(u_insn[m][TSR_MEM_OPCODE_LSB+:3]) == TSR_OP_STORE;
   end
   assign tq_push = u_tq_push[0] | u_tq_push[1] | u_tq_push[2];
   assign tq_pop = u_tq_pop[0] | u_tq_pop[1] | u_tq_pop[2];
   assign cq_pop = u_start;
+  if (!OVL) begin : g_no_pipes
+    assign tq_push2 = '0;
+    assign cg_start_a = u_start[TSR_MODULE_COMPUTE];
+    assign cg_start_g = 1'b0;
+    assign cg_busy_a = u_busy[TSR_MODULE_COMPUTE];
+    assign cg_busy_g = 1'b0;
+    assign cg_comp_g = 1'b0;
+    assign cg_a_older = 1'b1;
+    assign cg_insn_g = '0;
+    assign cg_index_g = '0;
+  end
 
   localparam int ML = TSR_MODULE_LOAD, MC = TSR_MODULE_COMPUTE, MS = TSR_MODULE_STORE;
   /* verilator lint_off UNUSEDSIGNAL */
@@ -340,14 +412,23 @@ module tsr_accel (
   // stream index of the instruction that module is in. Nothing reads them:
   // synthesis removes them; Verilator keeps them readable (public_flat_rd).
   /* verilator lint_off UNUSEDSIGNAL */
-  logic [2:0] trace_start  /* verilator public_flat_rd */;
-  logic [2:0] trace_end  /* verilator public_flat_rd */;
-  logic [95:0] trace_index  /* verilator public_flat_rd */;
+  logic [3:0] trace_start  /* verilator public_flat_rd */;
+  logic [3:0] trace_end  /* verilator public_flat_rd */;
+  logic [127:0] trace_index  /* verilator public_flat_rd */;
   logic [63:0] trace_cycle  /* verilator public_flat_rd */;
   /* verilator lint_on UNUSEDSIGNAL */
-  assign trace_start = running ? u_start : 3'b000;
-  assign trace_end = running ? (u_busy & u_end) : 3'b000;
-  assign trace_index = {32'(u_index[2]), 32'(u_index[1]), 32'(u_index[0])};
+  // Bit 3: the compute module's GEMM pipe (with compute_overlap; its spans
+  // share the compute track).
+  logic [2:0] tr_start, tr_end;
+  always_comb begin
+    tr_start = u_start;
+    tr_end = u_busy & u_end;
+    tr_start[MC] = cg_start_a;
+    tr_end[MC] = cg_busy_a && u_end[MC];
+  end
+  assign trace_start = running ? {cg_start_g, tr_start} : 4'b0000;
+  assign trace_end = running ? {cg_busy_g && cg_end_g, tr_end} : 4'b0000;
+  assign trace_index = {32'(cg_index_g), 32'(u_index[2]), 32'(u_index[1]), 32'(u_index[0])};
   assign trace_cycle = cyc;
 
   // ---- Faults -------------------------------------------------------------------
@@ -373,7 +454,7 @@ module tsr_accel (
       resp_insn = 32'(u_index[ML]);
     end
   end
-  assign oob_fault = exec_oob && u_busy[MC];
+  assign oob_fault = exec_oob && u_busy[MC];  // exec_oob: either pipe's (compute datapath below)
   // The end-of-stream token rule (docs/isa.md, sim/tokens.h FinishRule): the
   // last load instruction pushes towards compute (push_next) and so does the
   // last store instruction (push_prev); a module without instructions passes.
@@ -541,7 +622,10 @@ module tsr_accel (
   assign c_mem = mem_of(u_insn[MC]);
   assign cs_op = op_of(cq_head[MC][127:0]);
   assign cs_mem = mem_of(cq_head[MC][127:0]);
-  logic cp_start_dma, cp_start_exec, c_running_dma;
+  logic cp_start_dma, c_running_dma;
+  /* verilator lint_off UNUSEDSIGNAL */  // with compute_overlap the pipes start the datapaths
+  logic cp_start_exec;
+  /* verilator lint_on UNUSEDSIGNAL */
   assign cp_start_dma = u_start[MC] && 32'(cs_op) == TSR_OP_LOAD;
   assign cp_start_exec = u_start[MC] && (32'(cs_op) == TSR_OP_GEMM || 32'(cs_op) == TSR_OP_ALU);
   assign c_running_dma = 32'(c_op) == TSR_OP_LOAD;
@@ -584,47 +668,14 @@ module tsr_accel (
       .busy_part(cp_busy_part)
   );
 
-  // The GEMM/ALU datapath.
-  logic ex_done;
-  logic uop_re, acc_re, ex_acc_we, ex_out_we;
-  logic [TSR_UOP_IDX_BITS-1:0] uop_ra;
-  logic [31:0] uop_rd;
-  logic [TSR_ACC_IDX_BITS-1:0] acc_ra, ex_acc_wa, ex_out_wa;
-  logic [ACC_DW-1:0] acc_rd, ex_acc_wd;
-  logic [OUT_DW-1:0] ex_out_wd;
-  tsr_compute_exec u_exec (
-      .clk(clk),
-      .rst(clr),
-      .start(cp_start_exec),
-      .insn(cq_head[MC][127:0]),
-      .done(ex_done),
-      .busy(ex_busy),
-      .macs_inc(ex_macs),
-      .oob(exec_oob),
-      .uop_re(uop_re),
-      .uop_ra(uop_ra),
-      .uop_rd(uop_rd),
-      .inp_re(inp_re),
-      .inp_ra(inp_ra),
-      .inp_rd(inp_rd),
-      .wgt_re(wgt_re),
-      .wgt_ra(wgt_ra),
-      .wgt_rd(wgt_rd),
-      .acc_re(acc_re),
-      .acc_ra(acc_ra),
-      .acc_rd(acc_rd),
-      .acc_we(ex_acc_we),
-      .acc_wa(ex_acc_wa),
-      .acc_wd(ex_acc_wd),
-      .out_we(ex_out_we),
-      .out_wa(ex_out_wa),
-      .out_wd(ex_out_wd)
-  );
-
+  logic ex_done;  // the ALU pipe's datapath ends (without compute_overlap: the datapath's)
   // FINISH: End = S + 1.
   logic fin_q;
   always_ff @(posedge clk) fin_q <= !clr && u_start[MC] && 32'(cs_op) == TSR_OP_FINISH;
   assign u_end[MC] = c_running_dma ? cp_ended : (32'(c_op) == TSR_OP_FINISH ? fin_q : ex_done);
+  // The store module reads out (its one read port) through out_re/out_ra/out_rd.
+  logic out_re;
+  logic [OUT_DW-1:0] out_rd;
   assign u_busy_part[MC] = cp_busy_part;
 
   // uop, acc and out scratchpads. A compute LOAD writes acc and its narrowed
@@ -656,46 +707,264 @@ module tsr_accel (
   assign dma_acc_we = (cp_pw || cp_dw) && c_running_dma && !c_is_uop && u_busy[MC];
   assign dma_acc_entry = cp_dw ? cp_dw_entry : cp_pw_entry;
 
-  tsr_uop_ram #(
-      .ENTRIES(TSR_UOP_ENTRIES),
-      .NB(NBU)
-  ) u_uop (
-      .clk(clk),
-      .we(cp_dw && c_running_dma && c_is_uop && u_busy[MC]),
-      .wentry(cp_dw_entry),
-      .wn(cp_dw_n),
-      .wdata(cp_dw_data[32*NBU-1:0]),
-      .re(uop_re),
-      .raddr(uop_ra),
-      .rdata(uop_rd)
-  );
-  tsr_sdp_ram #(
-      .DEPTH(TSR_ACC_ENTRIES),
-      .WIDTH(ACC_DW)
-  ) u_acc (
-      .clk(clk),
-      .we(ex_acc_we || dma_acc_we),
-      .waddr(ex_acc_we ? ex_acc_wa : TSR_ACC_IDX_BITS'(dma_acc_entry)),
-      .wdata(ex_acc_we ? ex_acc_wd : dma_acc_row),
-      .re(acc_re),
-      .raddr(acc_ra),
-      .rdata(acc_rd)
-  );
-  logic out_re;
-  logic [OUT_DW-1:0] out_rd;
-  tsr_sdp_ram #(
-      .DEPTH(TSR_ACC_ENTRIES),
-      .WIDTH(OUT_DW)
-  ) u_out (
-      .clk(clk),
-      .we(ex_out_we || dma_acc_we),
-      .waddr(ex_out_we ? ex_out_wa : TSR_ACC_IDX_BITS'(dma_acc_entry)),
-      .wdata(ex_out_we ? ex_out_wd : dma_out_row),
-      .re(out_re),
-      .raddr(TSR_ACC_IDX_BITS'(out_ra)),
-      .rdata(out_rd)
-  );
 
+  // The GEMM/ALU datapath and the uop, acc and out scratchpads.
+  logic [IW-1:0] oob_index;  // the instruction of a range fault
+  if (!OVL) begin : g_cp1
+    // The GEMM/ALU datapath: one instruction at a time.
+    logic uop_re, acc_re, ex_acc_we, ex_out_we;
+    logic [TSR_UOP_IDX_BITS-1:0] uop_ra;
+    logic [31:0] uop_rd;
+    logic [TSR_ACC_IDX_BITS-1:0] acc_ra, ex_acc_wa, ex_out_wa;
+    logic [ACC_DW-1:0] acc_rd, ex_acc_wd;
+    logic [OUT_DW-1:0] ex_out_wd;
+    tsr_compute_exec u_exec (
+        .clk(clk),
+        .rst(clr),
+        .start(cp_start_exec),
+        .insn(cq_head[MC][127:0]),
+        .done(ex_done),
+        .busy(ex_busy),
+        .macs_inc(ex_macs),
+        .oob(exec_oob),
+        .uop_re(uop_re),
+        .uop_ra(uop_ra),
+        .uop_rd(uop_rd),
+        .inp_re(inp_re),
+        .inp_ra(inp_ra),
+        .inp_rd(inp_rd),
+        .wgt_re(wgt_re),
+        .wgt_ra(wgt_ra),
+        .wgt_rd(wgt_rd),
+        .acc_re(acc_re),
+        .acc_ra(acc_ra),
+        .acc_rd(acc_rd),
+        .acc_we(ex_acc_we),
+        .acc_wa(ex_acc_wa),
+        .acc_wd(ex_acc_wd),
+        .out_we(ex_out_we),
+        .out_wa(ex_out_wa),
+        .out_wd(ex_out_wd)
+    );
+
+    tsr_uop_ram #(
+        .ENTRIES(TSR_UOP_ENTRIES),
+        .NB(NBU)
+    ) u_uop (
+        .clk(clk),
+        .we(cp_dw && c_running_dma && c_is_uop && u_busy[MC]),
+        .wentry(cp_dw_entry),
+        .wn(cp_dw_n),
+        .wdata(cp_dw_data[32*NBU-1:0]),
+        .re(uop_re),
+        .raddr(uop_ra),
+        .rdata(uop_rd)
+    );
+    tsr_sdp_ram #(
+        .DEPTH(TSR_ACC_ENTRIES),
+        .WIDTH(ACC_DW)
+    ) u_acc (
+        .clk(clk),
+        .we(ex_acc_we || dma_acc_we),
+        .waddr(ex_acc_we ? ex_acc_wa : TSR_ACC_IDX_BITS'(dma_acc_entry)),
+        .wdata(ex_acc_we ? ex_acc_wd : dma_acc_row),
+        .re(acc_re),
+        .raddr(acc_ra),
+        .rdata(acc_rd)
+    );
+    tsr_sdp_ram #(
+        .DEPTH(TSR_ACC_ENTRIES),
+        .WIDTH(OUT_DW)
+    ) u_out (
+        .clk(clk),
+        .we(ex_out_we || dma_acc_we),
+        .waddr(ex_out_we ? ex_out_wa : TSR_ACC_IDX_BITS'(dma_acc_entry)),
+        .wdata(ex_out_we ? ex_out_wd : dma_out_row),
+        .re(out_re),
+        .raddr(TSR_ACC_IDX_BITS'(out_ra)),
+        .rdata(out_rd)
+    );
+
+    assign cg_end_g = 1'b0;
+    assign oob_index = u_index[MC];
+  end else begin : g_cp2
+    // Two datapaths: the ALU pipe (slot A) and the GEMM pipe (slot G).
+    logic ga_done, gg_done, ga_oob, gg_oob, ga_busy, gg_busy, ga_uop_re, gg_uop_re;
+    logic ga_acc_re, gg_acc_re, ga_acc_we, gg_acc_we;
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [63:0] ga_macs, gg_macs;
+    logic ga_out_we, gg_out_we, ga_inp_re, ga_wgt_re;
+    logic [TSR_ACC_IDX_BITS-1:0] ga_out_wa, gg_out_wa;
+    logic [TSR_INP_IDX_BITS-1:0] ga_inp_ra;
+    logic [TSR_WGT_IDX_BITS-1:0] ga_wgt_ra;
+    /* verilator lint_on UNUSEDSIGNAL */
+    logic [TSR_UOP_IDX_BITS-1:0] ga_uop_ra, gg_uop_ra;
+    logic [31:0] ga_uop_rd, gg_uop_rd;
+    logic [TSR_ACC_IDX_BITS-1:0] ga_acc_ra, gg_acc_ra, ga_acc_wa, gg_acc_wa;
+    logic [ACC_DW-1:0] ga_acc_rd, gg_acc_rd, ga_acc_wd, gg_acc_wd;
+    logic [OUT_DW-1:0] ga_out_wd, gg_out_wd;
+    tsr_compute_exec #(
+        .PIPES(1)
+    ) u_exec_a (
+        .clk(clk),
+        .rst(clr),
+        .start(cg_start_a && 32'(cs_op) == TSR_OP_ALU),
+        .insn(cq_head[MC][127:0]),
+        .done(ga_done),
+        .busy(ga_busy),
+        .macs_inc(ga_macs),
+        .oob(ga_oob),
+        .uop_re(ga_uop_re),
+        .uop_ra(ga_uop_ra),
+        .uop_rd(ga_uop_rd),
+        .inp_re(ga_inp_re),
+        .inp_ra(ga_inp_ra),
+        .inp_rd(inp_rd),
+        .wgt_re(ga_wgt_re),
+        .wgt_ra(ga_wgt_ra),
+        .wgt_rd(wgt_rd),
+        .acc_re(ga_acc_re),
+        .acc_ra(ga_acc_ra),
+        .acc_rd(ga_acc_rd),
+        .acc_we(ga_acc_we),
+        .acc_wa(ga_acc_wa),
+        .acc_wd(ga_acc_wd),
+        .out_we(ga_out_we),
+        .out_wa(ga_out_wa),
+        .out_wd(ga_out_wd)
+    );
+    tsr_compute_exec #(
+        .PIPES(2)
+    ) u_exec_g (
+        .clk(clk),
+        .rst(clr),
+        .start(cg_start_g),
+        .insn(cq_head[MC][127:0]),
+        .done(gg_done),
+        .busy(gg_busy),
+        .macs_inc(gg_macs),
+        .oob(gg_oob),
+        .uop_re(gg_uop_re),
+        .uop_ra(gg_uop_ra),
+        .uop_rd(gg_uop_rd),
+        .inp_re(inp_re),
+        .inp_ra(inp_ra),
+        .inp_rd(inp_rd),
+        .wgt_re(wgt_re),
+        .wgt_ra(wgt_ra),
+        .wgt_rd(wgt_rd),
+        .acc_re(gg_acc_re),
+        .acc_ra(gg_acc_ra),
+        .acc_rd(gg_acc_rd),
+        .acc_we(gg_acc_we),
+        .acc_wa(gg_acc_wa),
+        .acc_wd(gg_acc_wd),
+        .out_we(gg_out_we),
+        .out_wa(gg_out_wa),
+        .out_wd(gg_out_wd)
+    );
+    assign ex_done = ga_done;
+    assign ex_busy = ga_busy || gg_busy;
+    assign ex_macs = gg_macs;
+    assign cg_end_g = gg_done;
+    // A range fault of either pipe (the older's when both).
+    logic a_f, g_f;
+    assign a_f = ga_oob && cg_busy_a;
+    assign g_f = gg_oob && cg_busy_g;
+    assign exec_oob = a_f || g_f;
+    assign oob_index = (g_f && !(a_f && cg_a_older)) ? cg_index_g : u_index[MC];
+
+    // The uop RAM twice (one read port each), both written by LOAD uop.
+    logic uop_we;
+    assign uop_we = cp_dw && c_running_dma && c_is_uop && u_busy[MC];
+    tsr_uop_ram #(
+        .ENTRIES(TSR_UOP_ENTRIES),
+        .NB(NBU)
+    ) u_uop_a (
+        .clk(clk),
+        .we(uop_we),
+        .wentry(cp_dw_entry),
+        .wn(cp_dw_n),
+        .wdata(cp_dw_data[32*NBU-1:0]),
+        .re(ga_uop_re),
+        .raddr(ga_uop_ra),
+        .rdata(ga_uop_rd)
+    );
+    tsr_uop_ram #(
+        .ENTRIES(TSR_UOP_ENTRIES),
+        .NB(NBU)
+    ) u_uop_g (
+        .clk(clk),
+        .we(uop_we),
+        .wentry(cp_dw_entry),
+        .wn(cp_dw_n),
+        .wdata(cp_dw_data[32*NBU-1:0]),
+        .re(gg_uop_re),
+        .raddr(gg_uop_ra),
+        .rdata(gg_uop_rd)
+    );
+
+    // acc and out in two banks, the halves [0, H) and [H, 2H) (H = entries / 2):
+    // an ovl instruction and the one beside it on the other pipe touch
+    // different banks (ref checks it), so each bank's read and write port
+    // serves one pipe at a time; the compute LOADs take both pipes.
+    localparam int H = TSR_ACC_ENTRIES / 2;
+    localparam int BAW = H > 1 ? $clog2(H) : 1;
+    localparam int IAW = TSR_ACC_IDX_BITS;
+    function automatic logic bank_of(input logic [IAW-1:0] i);
+      bank_of = 32'(i) >= H;
+    endfunction
+    function automatic logic [BAW-1:0] row_of(input logic [IAW-1:0] i);
+      row_of = BAW'(32'(i) >= H ? 32'(i) - H : 32'(i));
+    endfunction
+    logic [IAW-1:0] dma_wa;
+    assign dma_wa = IAW'(dma_acc_entry);
+    logic ga_sel, gg_sel, st_sel;  // the bank each reader read last
+    logic [ACC_DW-1:0] acc_bank_rd[2];
+    logic [OUT_DW-1:0] out_bank_rd[2];
+    always_ff @(posedge clk) begin
+      if (ga_acc_re) ga_sel <= bank_of(ga_acc_ra);
+      if (gg_acc_re) gg_sel <= bank_of(gg_acc_ra);
+      if (out_re) st_sel <= bank_of(IAW'(out_ra));
+    end
+    assign ga_acc_rd = acc_bank_rd[ga_sel];
+    assign gg_acc_rd = acc_bank_rd[gg_sel];
+    assign out_rd = out_bank_rd[st_sel];
+    for (genvar k = 0; k < 2; k++) begin : g_bank
+      logic a_w, g_w, d_w, a_r, g_r;
+      assign a_w = ga_acc_we && bank_of(ga_acc_wa) == 1'(k);
+      assign g_w = gg_acc_we && bank_of(gg_acc_wa) == 1'(k);
+      assign d_w = dma_acc_we && bank_of(dma_wa) == 1'(k);
+      assign a_r = ga_acc_re && bank_of(ga_acc_ra) == 1'(k);
+      assign g_r = gg_acc_re && bank_of(gg_acc_ra) == 1'(k);
+      logic [BAW-1:0] wa;
+      assign wa = g_w ? row_of(gg_acc_wa) : a_w ? row_of(ga_acc_wa) : row_of(dma_wa);
+      tsr_sdp_ram #(
+          .DEPTH(H),
+          .WIDTH(ACC_DW)
+      ) u_acc (
+          .clk(clk),
+          .we(a_w || g_w || d_w),
+          .waddr(wa),
+          .wdata(g_w ? gg_acc_wd : a_w ? ga_acc_wd : dma_acc_row),
+          .re(a_r || g_r),
+          .raddr(g_r ? row_of(gg_acc_ra) : row_of(ga_acc_ra)),
+          .rdata(acc_bank_rd[k])
+      );
+      tsr_sdp_ram #(
+          .DEPTH(H),
+          .WIDTH(OUT_DW)
+      ) u_out (
+          .clk(clk),
+          .we(a_w || g_w || d_w),
+          .waddr(wa),
+          .wdata(g_w ? gg_out_wd : a_w ? ga_out_wd : dma_out_row),
+          .re(out_re && bank_of(IAW'(out_ra)) == 1'(k)),
+          .raddr(row_of(IAW'(out_ra))),
+          .rdata(out_bank_rd[k])
+      );
+    end
+  end
   // ---- Store module ----------------------------------------------------------------
   logic st_ended;
   tsr_dma_wr u_st_dma (
@@ -816,7 +1085,7 @@ module tsr_accel (
   logic no_unit_busy, changed;
   assign no_unit_busy = u_busy == 3'b000 && u_start == 3'b000;
   assign changed = (|rcpl_q) || bcpl_q || (|u_completing) || (|u_start) || f_take || (|mp_grant) ||
-                   (u_busy & u_end) != 3'b000;
+                   (u_busy & u_end) != 3'b000 || (cg_busy_g && cg_end_g);
   assign deadlock = running && !aborting && !changed && no_unit_busy && outstanding == 8'd0;
   assign any_fault = resp_fault || oob_fault || token_fault || (|start_fault) || dec_fault;
 
@@ -874,7 +1143,7 @@ module tsr_accel (
           end else if (oob_fault) begin
             st_error <= 1'b1;
             err_code <= 32'(TSR_ERR_MEMORY_FAULT);
-            err_insn <= 32'(u_index[MC]);
+            err_insn <= 32'(oob_index);
           end else if (token_fault) begin
             st_error <= 1'b1;
             err_code <= 32'(TSR_ERR_TOKEN_ERROR);

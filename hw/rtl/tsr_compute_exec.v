@@ -24,7 +24,12 @@
 // out of range by sim/core_inl.h's rule (dst; the source when read; the
 // weight for a non-reset GEMM); the controller then faults the run, so what is
 // written meanwhile (at the truncated index) does not matter.
-module tsr_compute_exec (
+// PIPES: 3 runs GEMM and ALU (one instruction at a time); 2 only GEMM and 1
+// only ALU, the compute module's two pipes with timing.compute_overlap
+// (docs/microarch.md "Overlap"): the other datapath is not built.
+module tsr_compute_exec #(
+    parameter int PIPES = 3
+) (
     input  logic               clk,
     input  logic               rst,
     input  logic               start,
@@ -83,6 +88,7 @@ module tsr_compute_exec (
   localparam int DOW = IT_W + ACC_AW + 1;
   localparam int SOW = IT_W + SRC_W + 1;
   localparam int WOW = IT_W + WGT_AW + 1;
+  localparam bit HAS_GEMM = PIPES != 1, HAS_ALU = PIPES != 2;
 
   // ---- Decode (only the fields of GEMM and ALU; the formats share the
   // header fields, each is read at its own format's position).
@@ -96,7 +102,7 @@ module tsr_compute_exec (
   logic [OP_W-1:0] d_op;
   logic [IMM_W-1:0] d_imm;
   always_comb begin
-    d_alu = insn[TSR_ALU_OPCODE_LSB+:TSR_ALU_OPCODE_W] == TSR_ALU_OPCODE_W'(TSR_OP_ALU);
+    d_alu = HAS_GEMM && HAS_ALU ? insn[TSR_ALU_OPCODE_LSB+:TSR_ALU_OPCODE_W] == TSR_ALU_OPCODE_W'(TSR_OP_ALU) : HAS_ALU;
     d_op = insn[TSR_ALU_OP_LSB+:TSR_ALU_OP_W];
     d_use_imm = insn[TSR_ALU_USE_IMM_LSB];
     d_imm = insn[TSR_ALU_IMM_LSB+:TSR_ALU_IMM_W];
@@ -358,29 +364,40 @@ module tsr_compute_exec (
   logic [ACC_AW-1:0] gc_dst;
   logic [ACC_DW-1:0] gc_acc_in, gc_out;
   assign gc_acc_in = (wl_v && wl_a == gc_dst) ? wl_d : acc_rd;
-  tsr_gemm_core #(
-      .BATCH(TSR_BATCH),
-      .BLOCK_IN(TSR_BLOCK_IN),
-      .BLOCK_OUT(TSR_BLOCK_OUT),
-      .INP_BITS(TSR_INP_BITS),
-      .WGT_BITS(TSR_WGT_BITS),
-      .ACC_BITS(TSR_ACC_BITS),
-      .PIPE(GP),
-      .IDX_W(ACC_AW)
-  ) u_gemm (
-      .clk(clk),
-      .rst(rst),
-      .in_valid(g_valid),
-      .in_reset(q_reset),
-      .in_dst(g_dst),
-      .inp(inp_rd),
-      .wgt(wgt_rd),
-      .out_valid(gc_valid),
-      .out_reset(gc_reset),
-      .out_dst(gc_dst),
-      .acc_in(gc_acc_in),
-      .out_acc(gc_out)
-  );
+  if (HAS_GEMM) begin : g_core
+    tsr_gemm_core #(
+        .BATCH(TSR_BATCH),
+        .BLOCK_IN(TSR_BLOCK_IN),
+        .BLOCK_OUT(TSR_BLOCK_OUT),
+        .INP_BITS(TSR_INP_BITS),
+        .WGT_BITS(TSR_WGT_BITS),
+        .ACC_BITS(TSR_ACC_BITS),
+        .PIPE(GP),
+        .IDX_W(ACC_AW)
+    ) u_gemm (
+        .clk(clk),
+        .rst(rst),
+        .in_valid(g_valid),
+        .in_reset(q_reset),
+        .in_dst(g_dst),
+        .inp(inp_rd),
+        .wgt(wgt_rd),
+        .out_valid(gc_valid),
+        .out_reset(gc_reset),
+        .out_dst(gc_dst),
+        .acc_in(gc_acc_in),
+        .out_acc(gc_out)
+    );
+  end else begin : g_no_core
+    assign gc_valid = 1'b0;
+    assign gc_reset = 1'b0;
+    assign gc_dst = '0;
+    assign gc_out = '0;
+    /* verilator lint_off UNUSEDSIGNAL */  // the GEMM operands of the pipe not built
+    logic unused;
+    assign unused = ^{inp_rd, wgt_rd, g_valid, g_dst, gc_acc_in};
+    /* verilator lint_on UNUSEDSIGNAL */
+  end
   assign inp_re = a_valid && !q_alu && !q_reset;
   assign inp_ra = INP_AW'(a_src);
   assign wgt_re = a_valid && !q_alu && !q_reset;
@@ -480,28 +497,36 @@ module tsr_compute_exec (
   end
 
   assign e_b = q_use_imm ? imm_row : e_ov;
-  for (genvar l = 0; l < LANES; l++) begin : g_lane
-    logic [AW_-1:0] r;
-    tsr_alu_lane #(
-        .W(AW_),
-        .OP_W(OP_W),
-        .OP_MIN(OP_W'(TSR_ALU_MIN)),
-        .OP_MAX(OP_W'(TSR_ALU_MAX)),
-        .OP_ADD(OP_W'(TSR_ALU_ADD)),
-        .OP_SHR(OP_W'(TSR_ALU_SHR)),
-        .OP_MUL(OP_W'(TSR_ALU_MUL)),
-        .OP_MULSHR(OP_W'(TSR_ALU_MULSHR)),
-        .OP_CLIP(OP_W'(TSR_ALU_CLIP)),
-        .OP_MULSHRC(OP_W'(TSR_ALU_MULSHRC))
-    ) u_lane (
-        .op(q_op),
-        .dst(e_dv[l*AW_+:AW_]),
-        .b(e_b[l*AW_+:AW_]),
-        .shamt(q_imm[5:0]),
-        .clip(q_imm[10:6]),
-        .result(r)
-    );
-    assign e_res[l*AW_+:AW_] = q_reset ? '0 : r;
+  if (HAS_ALU) begin : g_lanes
+    for (genvar l = 0; l < LANES; l++) begin : g_lane
+      logic [AW_-1:0] r;
+      tsr_alu_lane #(
+          .W(AW_),
+          .OP_W(OP_W),
+          .OP_MIN(OP_W'(TSR_ALU_MIN)),
+          .OP_MAX(OP_W'(TSR_ALU_MAX)),
+          .OP_ADD(OP_W'(TSR_ALU_ADD)),
+          .OP_SHR(OP_W'(TSR_ALU_SHR)),
+          .OP_MUL(OP_W'(TSR_ALU_MUL)),
+          .OP_MULSHR(OP_W'(TSR_ALU_MULSHR)),
+          .OP_CLIP(OP_W'(TSR_ALU_CLIP)),
+          .OP_MULSHRC(OP_W'(TSR_ALU_MULSHRC))
+      ) u_lane (
+          .op(q_op),
+          .dst(e_dv[l*AW_+:AW_]),
+          .b(e_b[l*AW_+:AW_]),
+          .shamt(q_imm[5:0]),
+          .clip(q_imm[10:6]),
+          .result(r)
+      );
+      assign e_res[l*AW_+:AW_] = q_reset ? '0 : r;
+    end
+  end else begin : g_no_lanes
+    assign e_res = '0;
+    /* verilator lint_off UNUSEDSIGNAL */  // the ALU operands of the pipe not built
+    logic unused;
+    assign unused = ^{q_op, e_dv, e_b};
+    /* verilator lint_on UNUSEDSIGNAL */
   end
 
   // ---- The acc read port: ALU stage A (source, then destination) or the

@@ -10,8 +10,10 @@
 // 200; the slow test runs 2,000). Also: the register map after reset (every
 // register's reset value and access rule, isa/regs.def) and the message for
 // a config without a model.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -69,6 +71,18 @@ Unaligned UnalignUops(Program* p, int shift, int gap) {
   return u;
 }
 
+// Whether two compute instructions of a run overlap in time (the two pipes, timing.compute_overlap).
+bool ComputeSpansOverlap(const std::vector<testing::InsnSpan>& spans) {
+  const int compute = 1 + static_cast<int>(Module::kCompute);
+  int64_t last_end = -1;
+  for (const testing::InsnSpan& s : spans) {  // by stream index: compute issues in order
+    if (s.track != compute) continue;
+    if (s.start < last_end) return true;
+    last_end = std::max(last_end, s.end);
+  }
+  return false;
+}
+
 class RtlVsSim : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RtlVsSim, RandomValidPrograms) {
@@ -76,7 +90,7 @@ TEST_P(RtlVsSim, RandomValidPrograms) {
   HwConfig cfg = testing::LoadConfigOrDie(config_path);
   testing::DevicePair pair(cfg, "sim", "rtl");
   ASSERT_TRUE(pair.ok());
-  int ran = 0, unaligned = 0, split = 0;
+  int ran = 0, unaligned = 0, split = 0, overlapped = 0;
   for (int seed = 0; seed < SeedsPerConfig(); ++seed) {
     Program p = testing::RandomValidProgram(cfg, static_cast<uint64_t>(seed));
     if (seed % 2 == 1) {
@@ -91,8 +105,15 @@ TEST_P(RtlVsSim, RandomValidPrograms) {
     testing::ExpectSameOutcome(sim, rtl, "sim", "rtl", replay);
     if (::testing::Test::HasFailure()) return;
     ++ran;
+    overlapped += ComputeSpansOverlap(rtl.spans);
   }
   EXPECT_EQ(ran, SeedsPerConfig());
+  // With timing.compute_overlap some programs ran a GEMM beside an ALU (ovl); without, none.
+  if (cfg.compute_overlap == 0) {
+    EXPECT_EQ(overlapped, 0);
+  } else if (SeedsPerConfig() >= 20) {
+    EXPECT_GT(overlapped, 0);
+  }
   // The unaligned and two-row uop LOADs above did run (with enough seeds).
   if (SeedsPerConfig() >= 8) {
     EXPECT_GT(unaligned, 0);
@@ -126,6 +147,50 @@ TEST_P(RtlVsSim, EveryExampleProgram) {
   }
   EXPECT_GE(n + too_big, 5);
   if (n == 0) GTEST_SKIP() << "no example program fits the DRAM of config " << cfg.name;
+}
+
+// The compute module's two pipes (docs/microarch.md "Overlap", its worked
+// example): two ALUs with ovl beside a GEMM, in the other accumulator bank;
+// the ALUs push into the same queue (compute -> store) in the same cycle as
+// the GEMM in one variant, and the younger waits for the older in another.
+TEST_P(RtlVsSim, OverlapExamples) {
+  HwConfig cfg = testing::LoadConfigOrDie(GetParam());
+  if (cfg.compute_overlap == 0) GTEST_SKIP() << cfg.name << ": timing.compute_overlap is 0";
+  testing::DevicePair pair(cfg, "sim", "rtl");
+  ASSERT_TRUE(pair.ok());
+  const int64_t bank1 = cfg.acc_entries / 2;
+  auto program = [&](const std::string& gemm_flags, const std::string& alu_flags, const std::string& tail) {
+    return fmt::format(
+        ".uops k 0x1000\n dst=0 src=0 wgt=0\n dst={} src={} wgt=0\n.end\n"
+        "LOAD mem=uop sram=0 dram=k y_size=1 x_size=2 x_stride=2\n"
+        "GEMM uop_bgn=0 uop_end=1 iter_out=2 iter_in=10 {}\n"
+        "ALU op=add use_imm imm=1 uop_bgn=1 uop_end=2 iter_out=5 iter_in=1 ovl\n"
+        "ALU op=add uop_bgn=1 uop_end=2 iter_out=5 iter_in=1 ovl {}\n{}FINISH{}\n",
+        bank1, bank1, gemm_flags, alu_flags, tail, tail.empty() ? "" : " pop_next");
+  };
+  const std::string store =
+      "STORE mem=out sram=0 dram=0x3000 y_size=1 x_size=1 x_stride=1 pop_prev\n"
+      "STORE mem=out sram=0 dram=0x3000 y_size=1 x_size=1 x_stride=1 pop_prev push_prev\n";
+  struct Case {
+    std::string text;
+    int64_t cycles;  // -1: not checked here (sim's, as long as rtl agrees)
+  } cases[] = {
+      {program("", "", ""), cfg.name == "default" ? 98 : -1},
+      {program("push_next", "push_next", store), -1},  // the younger ALU's push waits for the GEMM's
+      {program("reset push_next", "push_next", store), -1},
+  };
+  for (const Case& c : cases) {
+    auto p = Assemble(cfg, c.text, "overlap.s");
+    ASSERT_TRUE(p.ok()) << p.status().ToString() << "\n" << c.text;
+    testing::DeviceOutcome sim, rtl;
+    pair.Run(*p, &sim, &rtl);
+    ASSERT_TRUE(sim.status.ok()) << sim.status.ToString() << "\n" << c.text;
+    testing::ExpectSameOutcome(sim, rtl, "sim", "rtl", c.text);
+    EXPECT_TRUE(ComputeSpansOverlap(rtl.spans)) << c.text;
+    if (c.cycles >= 0) {
+      EXPECT_EQ(rtl.counters.cycles, c.cycles) << c.text;
+    }
+  }
 }
 
 // After reset every register reads its regs.def reset value; kW registers
