@@ -28,18 +28,20 @@ class ConvEmitter {
     wgt_base_[0] = 0, wgt_base_[1] = sp_.wgt_half;
     acc_base_[0] = sp_.acc_params, acc_base_[1] = sp_.acc_params + sp_.acc_half;
     kk_ = g_.kh * g_.kw;
-    // A fused pool reads the other half's rows (its carry), so its tiles do not overlap.
-    overlap_ = cfg.compute_overlap != 0 && !t_.max_pool;
+    // A fused pool reads the other half's rows (its carry), so its tiles do
+    // not overlap; nor does a layer of one output tile (nothing to hide
+    // behind, and the parameter copy would cost).
+    overlap_ = cfg.compute_overlap != 0 && !t_.max_pool && t_.tiles / t_.ic_tiles > 1;
     // With overlap each half is an accumulator bank with its own parameter rows.
     if (sp_.acc_copy >= 0) acc_base_[1] = sp_.acc_copy + sp_.acc_params;
     params_[0] = 0, params_[1] = overlap_ ? sp_.acc_copy : 0;
   }
 
   Status Emit() {
-    if (t_.residual_add)  // the add's multipliers, after the parameter rows
-      for (int h = 0; h < (overlap_ ? 2 : 1); ++h)
-        TSR_RETURN_IF_ERROR(
-            s_.Load(MemType::kAcc, params_[h] + 2 * t_.tob, c_.add_params, 0, Dma2D{1, 3}).WithContext(c_.name));
+    if (t_.residual_add) {  // the add's multipliers, after the parameter rows
+      TSR_RETURN_IF_ERROR(s_.Load(MemType::kAcc, 2 * t_.tob, c_.add_params, 0, Dma2D{1, 3}).WithContext(c_.name));
+      TSR_RETURN_IF_ERROR(CopyParams(2 * t_.tob, 3));
+    }
     const int64_t total_tiles = t_.tiles, total_out = t_.tiles / t_.ic_tiles;
     int64_t tile = 0, otile = 0;
     for (int64_t n = 0; n < b_.nb; ++n)
@@ -57,14 +59,16 @@ class ConvEmitter {
             x.in_h = (x.th - 1) * g_.sh + g_.ekh();
             x.in_w = (x.tw - 1) * g_.sw + g_.ekw();
             x.aslot = static_cast<int>(otile % 2);
-            if (ht == 0 && wt == 0) {
+            // (With overlap, the rows of the same oc tile are not reloaded for the next image.)
+            if (ht == 0 && wt == 0 && !(overlap_ && ot == params_ot_)) {
+              params_ot_ = ot;
               TSR_RETURN_IF_ERROR(FlushEpilogue(false));  // it reads the parameter rows this LOAD replaces
               // This oc tile's bias rows at [0, tob) and multiplier rows at
               // [tob, 2 tob): read only by compute, so program order suffices.
               Dma2D d;
               d.y_size = 2, d.x_size = x.tob, d.x_stride = b_.ocb;
-              for (int h = 0; h < (overlap_ ? 2 : 1); ++h)
-                TSR_RETURN_IF_ERROR(s_.Load(MemType::kAcc, params_[h], c_.params, x.ob0, d).WithContext(c_.name));
+              TSR_RETURN_IF_ERROR(s_.Load(MemType::kAcc, 0, c_.params, x.ob0, d).WithContext(c_.name));
+              TSR_RETURN_IF_ERROR(CopyParams(0, 2 * x.tob));
             }
             for (int64_t it = 0; it < t_.ic_tiles; ++it, ++tile) {
               x.j0 = it * t_.tib;
@@ -100,6 +104,18 @@ class ConvEmitter {
     Tile x;
     int64_t otile, total_out;
   };
+
+  // With overlap, parameter rows [row, row + n) into the second bank's copy:
+  // one MOV pass (2 cycles a row), cheaper than a second LOAD from DRAM.
+  Status CopyParams(int64_t row, int64_t n) {
+    if (!overlap_) return OkStatus();
+    TSR_ASSIGN_OR_RETURN(Kernel copy, kernels_.GetOrBuild(fmt::format("copy {} {}", row, n), [&]() -> StatusOr<Kernel> {
+      KernelBuilder kb(cfg_, KernelKind::kAlu, c_.name + " params copy");
+      kb.Outer(n, 1, 1).Inner(1, 0, 0).Uop(params_[1] + row, row);
+      return kb.Build();
+    }));
+    return s_.AluVec(copy, AluOp::kMov).WithContext(c_.name);
+  }
 
   int64_t InBlocks(const Tile& x) const { return b_.depthwise ? x.tob : x.tib; }
   int64_t InputBlock(const Tile& x, int64_t l) const {
@@ -335,6 +351,7 @@ class ConvEmitter {
   KernelCache kernels_;
   std::set<std::pair<int64_t, int64_t>> loaded_;  // resident weight chunks (first oc block, first ic block)
   bool overlap_ = false;
+  int64_t params_ot_ = -1;  // the oc tile whose parameter rows the accumulator holds
   std::optional<Pending> pending_;
 };
 
