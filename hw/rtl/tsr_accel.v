@@ -310,7 +310,7 @@ module tsr_accel (
           .cyc(CTR_W'(cyc)),
           .q_valid(!cq_empty[m]),
           .q_insn(cq_head[m][127:0]),
-          .q_index(cq_head[m][QW-1:128]),
+          .q_index(cq_head[m][QW-2:128]),
           .hold(u_hold[m]),
           .end_a(u_end[m]),
           .end_g(cg_end_g),
