@@ -9,6 +9,7 @@
 #include "compiler/backend/batch_matmul.h"
 #include "compiler/backend/fuse_conv_add.h"
 #include "compiler/backend/fuse_conv_pool.h"
+#include "isa/base/check.h"
 #include "isa/base/math.h"
 #include "isa/config.h"
 
@@ -68,13 +69,14 @@ std::string QuantLayerReason(const ir::Node* n) {
   return fmt::format("{} '{}' not folded into an int8 layer: {}", qop ? "QOperator" : "float", n->op(), why);
 }
 
-// How a grouped convolution maps onto the GEMM core (conv_plan.h ConvBlocking).
+// How a grouped convolution maps onto the GEMM core: BlockConv's choice.
 std::string GroupsReason(const HwConfig& cfg, const ConvGeometry& g) {
   if (g.groups == 1) return "";
-  if (g.groups == g.ic && g.ic == g.oc) return "depthwise (block-diagonal weight tiles); ";
+  auto b = BlockConv(cfg, g);
+  TSR_CHECK(b.ok());  // PlanConv succeeded, and it blocks the same geometry
   const int64_t icg = g.ic / g.groups, ocg = g.oc / g.groups;
-  if (g.ic == g.oc && cfg.block_in % icg == 0)
-    return fmt::format("{} groups of {} channels as block-diagonal weight tiles; ", g.groups, icg);
+  if (b->depthwise && icg == 1) return "depthwise (block-diagonal weight tiles); ";
+  if (b->depthwise) return fmt::format("{} groups of {} channels as block-diagonal weight tiles; ", g.groups, icg);
   return fmt::format("{} independent group GEMMs ({} -> {} channels each); ", g.groups, icg, ocg);
 }
 
