@@ -8,8 +8,10 @@
 //    matmul_integer) for zero points or types the accelerator cannot take;
 // plus the boundary ops quantize, dequantize and quant_cast.
 #include <algorithm>
+#include <cstdlib>
 
 #include "compiler/ir/ops_util.h"
+#include "compiler/quant/alu_program.h"
 
 namespace tessera::ir::opdefs {
 namespace {
@@ -192,7 +194,7 @@ Status InferQHardAct(const Node& n, std::vector<TensorType>* out) {
   TSR_RETURN_IF_ERROR(ExpectSymmetricI8(n, 0));
   const int64_t k = n.attrs().Int("frac_bits"), limit = n.attrs().Int("limit"), offset = n.attrs().Int("offset");
   if (k < 0 || k > 8) return NodeError(n, "frac_bits {} out of range [0, 8]", k);
-  if (limit < 1 || limit > (1 << 23) || offset < -(1 << 23) || offset > (1 << 23))
+  if (limit < 1 || limit > quant::kHardActBound || std::abs(offset) > quant::kHardActBound)
     return NodeError(n, "limit {} or offset {} out of range (|value| <= 2^23, limit >= 1)", limit, offset);
   TSR_RETURN_IF_ERROR(CheckScalarRequant(n));
   TSR_RETURN_IF_ERROR(ExpectDeclaredSymmetricI8(n, *out, 0));

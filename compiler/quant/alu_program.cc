@@ -16,8 +16,7 @@ StatusOr<HardActParams> ChooseHardAct(double alpha, double beta, double sx, doub
   h.frac_bits = k;
   h.limit = std::llround(std::ldexp(inv, k));
   h.offset = std::llround(std::ldexp(beta * inv, k));
-  // |x| 2^k + |offset| and |x| * limit stay below 2^30 in the 32-bit accumulator.
-  if (h.limit < 1 || h.limit > (int64_t{1} << 23) || std::abs(h.offset) > (int64_t{1} << 23))
+  if (h.limit < 1 || h.limit > kHardActBound || std::abs(h.offset) > kHardActBound)
     return InvalidArgumentError("hard activation gate range {} (input scale {}) has no int8 form", inv, sx);
   const double r = (swish ? alpha * sx * sx : alpha * sx) / (std::ldexp(1.0, k) * sy);
   TSR_ASSIGN_OR_RETURN(FixedPoint fp, ChooseFixedPoint({r}));

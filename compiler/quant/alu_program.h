@@ -66,6 +66,10 @@ inline void AppendClamp(AluProgram* p, int64_t lo, int64_t hi) {
   }
 }
 
+// |limit| and |offset| of a hard activation stay within 2^23, so |x| 2^k +
+// |offset| and |x| * limit stay below 2^30 in the 32-bit accumulator.
+inline constexpr int64_t kHardActBound = int64_t{1} << 23;
+
 // Integer parameters of qhard_sigmoid / qhard_swish (their IR attributes).
 struct HardActParams {
   int64_t frac_bits = 0;  // k: t carries k fractional bits of x
