@@ -4,6 +4,7 @@
 
 #include <cctype>
 
+#include "isa/base/check.h"
 #include "isa/base/math.h"
 #include "isa/config.h"
 #include "isa/counters.h"
@@ -104,9 +105,20 @@ std::string GenerateVerilogHeader(const HwConfig& cfg) {
   for (const MemInfo& m : kMemTypes) w.Int("TSR_MEMTYPE_" + Ident(m.name), static_cast<int>(m.mem));
   w.Int("TSR_NUM_MEMTYPES", static_cast<int64_t>(std::size(kMemTypes)));
   for (const AluOpInfo& a : kAluOps) w.Int("TSR_ALU_" + Ident(a.name), static_cast<int>(a.op));
-  for (const AluOpInfo& a : kAluOps)
-    if (a.operand == AluOperand::kVecAndImm) w.Int("TSR_ALU_" + Ident(a.name) + "_IMM_MAX", a.imm_max);
   w.Int("TSR_NUM_ALU_OPS", static_cast<int64_t>(std::size(kAluOps)));
+  // imm_max by op value, 16 bits each (0: not a vector-and-imm operation), so
+  // decode checks every vector-and-imm operation with one rule.
+  std::string by_op;
+  for (int v = static_cast<int>(std::size(kAluOps)) - 1; v >= 0; --v) {
+    const AluOpInfo* a = FindAluOp(v);
+    TSR_CHECK(a != nullptr, "ALU op values are not dense: no op {}", v);
+    by_op += fmt::format("{}16'd{}", by_op.empty() ? "" : ", ", a->operand == AluOperand::kVecAndImm ? a->imm_max : 0);
+  }
+  w.text() += fmt::format("localparam [{}:0] TSR_ALU_IMM_MAX_BY_OP = {{{}}};\n", 16 * std::size(kAluOps) - 1, by_op);
+  for (const AluImmFieldInfo& f : kAluImmFields) {
+    w.Int("TSR_ALU_IMM_" + Ident(f.name) + "_LSB", f.lsb, "MULSHRC immediate subfield");
+    w.Int("TSR_ALU_IMM_" + Ident(f.name) + "_W", f.width);
+  }
 
   w.Section("modules and dependency-token queues (isa/isa.def)");
   for (int m = 0; m < kNumModules; ++m) w.Int("TSR_MODULE_" + Ident(ModuleName(static_cast<Module>(m))), m);

@@ -27,8 +27,11 @@ TEST(VerilogHeader, PositionsMatchTheLayoutOnEveryConfig) {
       }
     EXPECT_TRUE(Has(v, "localparam integer TSR_BLOCK_OUT = " + std::to_string(cfg.block_out) + ";"));
     EXPECT_TRUE(Has(v, "localparam integer TSR_ALU_MULSHR = 5;"));
-    EXPECT_TRUE(Has(v, "localparam integer TSR_ALU_MULSHR_IMM_MAX = 63;"));
-    EXPECT_TRUE(Has(v, "localparam integer TSR_ALU_MULSHRC_IMM_MAX = 2047;"));
+    // imm_max by op value, the highest first: mulshrc (8) 2047, mov, clip, mulshr (5) 63, then 0 for min..mul.
+    EXPECT_TRUE(Has(v,
+                    "localparam [143:0] TSR_ALU_IMM_MAX_BY_OP = {16'd2047, 16'd0, 16'd0, 16'd63, 16'd0, 16'd0, "
+                    "16'd0, 16'd0, 16'd0};"));
+    EXPECT_TRUE(Has(v, "localparam integer TSR_ALU_IMM_C_LSB = 6;"));
     EXPECT_TRUE(Has(v, fmt::format("localparam [63:0] TSR_FINGERPRINT = 64'h{:016x};", cfg.isa_fingerprint)));
     EXPECT_TRUE(Has(v, "localparam integer TSR_CFG_QUEUES_TOKEN_DEPTH = " + std::to_string(cfg.token_queue_depth)));
   }

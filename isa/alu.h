@@ -46,22 +46,23 @@ inline int64_t Shift(int64_t x, int64_t b, int bits) {
 // cannot overflow int64.
 inline int64_t MulShr(int64_t x, int64_t m, int s, int bits) { return Saturate(RoundShiftRight(x * m, s), bits); }
 
-// MULSHRC: MULSHR by imm[5:0], then the clamp to [lo, 2^c - 1] with
-// c = imm[9:6] and lo = 0 when imm[10] is set (ReLU), else -2^c.
+// MULSHRC: MULSHR by the immediate's `shift`, then the clamp to
+// [lo, 2^c - 1] with lo = 0 when `relu` is set, else -2^c (isa.def's
+// TSR_ALU_IMM_FIELD rows place shift, c and relu in the immediate).
 inline int64_t MulShrClip(int64_t x, int64_t m, int64_t imm, int bits) {
-  const int64_t v = MulShr(x, m, static_cast<int>(imm & 63), bits);
-  const int64_t hi = (int64_t{1} << ((imm >> 6) & 15)) - 1;
-  return std::clamp(v, (imm >> 10) & 1 ? int64_t{0} : -hi - 1, hi);
+  const int64_t v = MulShr(x, m, static_cast<int>(AluImmGet(AluImmField::kShift, imm)), bits);
+  const int64_t hi = (int64_t{1} << AluImmGet(AluImmField::kClipBits, imm)) - 1;
+  return std::clamp(v, AluImmGet(AluImmField::kRelu, imm) ? int64_t{0} : -hi - 1, hi);
 }
 
 // The MULSHRC immediate for a MULSHR by `shift` followed by a clamp to
 // [lo, hi], if one instruction can express that clamp.
 inline std::optional<int64_t> MulShrClipImm(int64_t shift, int64_t lo, int64_t hi) {
-  if (shift < 0 || shift > 63) return std::nullopt;
-  for (int64_t c = 0; c < 16; ++c) {
-    if (hi != (int64_t{1} << c) - 1) continue;
-    if (lo == -hi - 1) return shift | c << 6;
-    if (lo == 0) return shift | c << 6 | int64_t{1} << 10;
+  if (shift < 0 || shift > AluImmMax(AluImmField::kShift)) return std::nullopt;
+  for (int64_t c = 0; c <= AluImmMax(AluImmField::kClipBits); ++c) {
+    if (hi != (int64_t{1} << c) - 1 || (lo != -hi - 1 && lo != 0)) continue;
+    return AluImmPut(AluImmField::kShift, shift) | AluImmPut(AluImmField::kClipBits, c) |
+           AluImmPut(AluImmField::kRelu, lo == 0 ? 1 : 0);
   }
   return std::nullopt;
 }

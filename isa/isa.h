@@ -156,6 +156,37 @@ inline constexpr AluOpInfo kAluOps[] = {
 #include "isa/isa.def"
 };
 
+// Subfields of MULSHRC's immediate (isa.def TSR_ALU_IMM_FIELD rows).
+enum class AluImmField : uint8_t {
+#define TSR_ALU_IMM_FIELD(id, ...) id,
+#include "isa/isa.def"
+};
+struct AluImmFieldInfo {
+  AluImmField id;
+  std::string_view name;
+  int lsb, width;
+  std::string_view summary;
+};
+inline constexpr AluImmFieldInfo kAluImmFields[] = {
+#define TSR_ALU_IMM_FIELD(id, name, lsb, width, summary) {AluImmField::id, name, lsb, width, summary},
+#include "isa/isa.def"
+};
+constexpr int64_t AluImmMax(AluImmField f) { return (int64_t{1} << kAluImmFields[static_cast<int>(f)].width) - 1; }
+// The subfield's value in `imm`, and an immediate holding `v` (in range) there.
+constexpr int64_t AluImmGet(AluImmField f, int64_t imm) {
+  return (imm >> kAluImmFields[static_cast<int>(f)].lsb) & AluImmMax(f);
+}
+constexpr int64_t AluImmPut(AluImmField f, int64_t v) { return v << kAluImmFields[static_cast<int>(f)].lsb; }
+// MULSHRC's imm_max covers exactly its subfields.
+constexpr bool MulShrClipImmMaxMatchesFields() {
+  int64_t all = 0;
+  for (const AluImmFieldInfo& f : kAluImmFields) all |= AluImmPut(f.id, AluImmMax(f.id));
+  for (const AluOpInfo& a : kAluOps)
+    if (a.op == AluOp::kMulShrClip) return a.imm_max == all;
+  return false;
+}
+static_assert(MulShrClipImmMaxMatchesFields(), "isa.def: MULSHRC's imm_max and its immediate's subfields disagree");
+
 // The ISA tables as values: what the layout and the fingerprint are computed
 // from (a test changes a row and checks the fingerprint changes).
 struct IsaTables {

@@ -215,6 +215,9 @@ std::string GenerateIsaDoc(const HwConfig& cfg) {
         "| {} | `{}` | {} | `{}` |\n", static_cast<int>(a.op), a.name,
         a.operand == AluOperand::kImmOrVec ? "imm or vector" : fmt::format("vector and imm in [0, {}]", a.imm_max),
         a.semantics);
+  s += "\nThe subfields of `mulshrc`'s immediate:\n\n| bits | name | summary |\n|---|---|---|\n";
+  for (const AluImmFieldInfo& f : kAluImmFields)
+    s += fmt::format("| {}..{} | `{}` | {} |\n", f.lsb + f.width - 1, f.lsb, f.name, f.summary);
   s += fmt::format(
       "\n## Instruction formats (config `{}`)\n\nBits are numbered from 0 (least significant) to 127; "
       "the word is stored little-endian (byte 0 holds bits 7..0).\n",

@@ -19,6 +19,7 @@ module tsr_decode (
   logic [2:0] op, mem;
   logic pop_prev, pop_next, push_prev, push_next;
   logic bad_fmt;
+  logic [15:0] alu_imm_max;
   always_comb begin
     op = insn[TSR_MEM_OPCODE_LSB+:3];
     mem = insn[TSR_MEM_MEM_LSB+:3];
@@ -27,6 +28,7 @@ module tsr_decode (
     push_prev = insn[TSR_MEM_PUSH_PREV_LSB];
     push_next = insn[TSR_MEM_PUSH_NEXT_LSB];
     bad_fmt = 1'b0;
+    alu_imm_max = '0;
     module_id = 2'(TSR_MODULE_COMPUTE);
     case (32'(op))
       TSR_OP_LOAD, TSR_OP_STORE: begin
@@ -54,14 +56,10 @@ module tsr_decode (
           bad_fmt = 1'b1;
         if (32'(insn[TSR_ALU_UOP_END_LSB+:TSR_ALU_UOP_END_W]) > TSR_UOP_ENTRIES) bad_fmt = 1'b1;
         if (32'(insn[TSR_ALU_OP_LSB+:TSR_ALU_OP_W]) >= TSR_NUM_ALU_OPS) bad_fmt = 1'b1;
-        // Vector-and-imm operations: no use_imm, imm in [0, IMM_MAX].
-        if (32'(insn[TSR_ALU_OP_LSB+:TSR_ALU_OP_W]) == TSR_ALU_MULSHR &&
-            (insn[TSR_ALU_USE_IMM_LSB] || insn[TSR_ALU_IMM_LSB+TSR_ALU_IMM_W-1] ||
-             insn[TSR_ALU_IMM_LSB+:TSR_ALU_IMM_W] > TSR_ALU_IMM_W'(TSR_ALU_MULSHR_IMM_MAX)))
-          bad_fmt = 1'b1;
-        if (32'(insn[TSR_ALU_OP_LSB+:TSR_ALU_OP_W]) == TSR_ALU_MULSHRC &&
-            (insn[TSR_ALU_USE_IMM_LSB] || insn[TSR_ALU_IMM_LSB+TSR_ALU_IMM_W-1] ||
-             insn[TSR_ALU_IMM_LSB+:TSR_ALU_IMM_W] > TSR_ALU_IMM_W'(TSR_ALU_MULSHRC_IMM_MAX)))
+        else alu_imm_max = TSR_ALU_IMM_MAX_BY_OP[16*32'(insn[TSR_ALU_OP_LSB+:TSR_ALU_OP_W])+:16];
+        // Vector-and-imm operations (a non-zero IMM_MAX): no use_imm, imm in [0, IMM_MAX].
+        if (alu_imm_max != '0 && (insn[TSR_ALU_USE_IMM_LSB] || insn[TSR_ALU_IMM_LSB+TSR_ALU_IMM_W-1] ||
+                                  32'(insn[TSR_ALU_IMM_LSB+:TSR_ALU_IMM_W]) > 32'(alu_imm_max)))
           bad_fmt = 1'b1;
       end
       TSR_OP_FINISH: if ((insn >> TSR_FINISH_BITS_USED) != '0) bad_fmt = 1'b1;
