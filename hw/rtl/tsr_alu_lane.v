@@ -1,11 +1,11 @@
 // One lane of the tensor ALU: combinational, bit-exact with isa/alu.h
 // (tessera::alu::Apply) for an accumulator width W of 16 or 32.
 // Contract: dst and b are W-bit two's-complement values; shamt is MULSHR's
-// shift (0..63, validated at decode); clip is MULSHRC's imm[10:6] (ReLU flag,
-// clamp width c); op is the ISA's ALU opcode (TSR_ALU_*).
+// shift (0..63, validated at decode); clip is {relu, c} of MULSHRC's
+// immediate (isa.def TSR_ALU_IMM_FIELD); op is the ISA's opcode (TSR_ALU_*).
 // MIN/MAX/CLIP/MOV cannot overflow; ADD/MUL/SHR-left wrap to W bits;
 // SHR right rounds half up; MULSHR rounds the 2W-bit product and saturates;
-// MULSHRC clamps MULSHR's result to [imm[10] ? 0 : -2^c, 2^c - 1].
+// MULSHRC clamps MULSHR's result to [relu ? 0 : -2^c, 2^c - 1].
 // Area: SHR (both directions) and MULSHR share one arithmetic right shifter
 // of a (2W+1)-bit word and one rounding adder (docs/fpga.md):
 //   x = {v, 0} >>> s;  round(v >>> s) = x[2W:1] + x[0]  (x[0] = bit s-1 of v)

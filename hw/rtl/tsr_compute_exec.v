@@ -515,8 +515,8 @@ module tsr_compute_exec #(
           .op(q_op),
           .dst(e_dv[l*AW_+:AW_]),
           .b(e_b[l*AW_+:AW_]),
-          .shamt(q_imm[5:0]),
-          .clip(q_imm[10:6]),
+          .shamt(q_imm[TSR_ALU_IMM_SHIFT_LSB+:TSR_ALU_IMM_SHIFT_W]),
+          .clip({q_imm[TSR_ALU_IMM_RELU_LSB], q_imm[TSR_ALU_IMM_C_LSB+:TSR_ALU_IMM_C_W]}),
           .result(r)
       );
       assign e_res[l*AW_+:AW_] = q_reset ? '0 : r;
