@@ -84,8 +84,8 @@ class Stream {
   Status AluVec(const Kernel& k, AluOp op, int64_t imm = 0);
   // While on (and the config has timing.compute_overlap), GEMM/ALU instructions
   // carry ovl: each may run beside the older instruction on the compute
-  // module's other pipe, whose accumulator rows the caller guarantees it does
-  // not touch (sim/timing.h; ref's race detector checks it). A token an ovl
+  // module's other pipe, whose accumulator bank the caller guarantees it does
+  // not touch (sim/timing.h AccBank; ref's race detector checks it). A token an ovl
   // instruction pushes does not cover the instruction beside it.
   void set_overlap(bool on) { overlap_ = on; }
   // Dependency tokens between neighbouring modules (load<->compute, compute<->store).

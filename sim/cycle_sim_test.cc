@@ -176,16 +176,17 @@ TEST(CycleSim, AluWithoutOvlWaitsForBothPipes) {
 }
 
 TEST(CycleSim, AYoungerPushWaitsForTheOlderPipeOnTheSameQueue) {
-  // GEMM and the first ALU both push to store. The ALU ends first but pushes
-  // after the GEMM, holding the ALU pipe: the second ALU starts as the GEMM ends.
+  // GEMM (bank 0) and the first ALU (bank 1) both push to store. The ALU ends
+  // first but pushes after the GEMM, holding the ALU pipe: the second ALU
+  // starts as the GEMM ends.
   const char* text =
-      ".uops k 0x1000\n dst=0 src=0 wgt=0\n dst=8 src=0 wgt=0\n.end\n"
+      ".uops k 0x1000\n dst=0 src=0 wgt=0\n dst=1024 src=0 wgt=0\n.end\n"
       "LOAD mem=uop sram=0 dram=k y_size=1 x_size=2 x_stride=2\n"
       "GEMM uop_bgn=0 uop_end=1 iter_out=2 iter_in=10 push_next\n"
       "ALU op=add use_imm imm=1 uop_bgn=1 uop_end=2 iter_out=5 iter_in=1 ovl push_next\n"
       "ALU op=add use_imm imm=1 uop_bgn=1 uop_end=2 iter_out=5 iter_in=1 ovl\n"
       "STORE mem=out sram=0 dram=0x3000 y_size=1 x_size=1 x_stride=1 pop_prev\n"
-      "STORE mem=out sram=8 dram=0x3010 y_size=1 x_size=1 x_stride=1 pop_prev push_prev\n"
+      "STORE mem=out sram=1024 dram=0x3010 y_size=1 x_size=1 x_stride=1 pop_prev push_prev\n"
       "FINISH pop_next\n";
   SimRun r = RunSim(text, {}, "configs/default.json", true);
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();

@@ -135,7 +135,7 @@ inline constexpr int64_t kFinishCycles = 1;
 // most one instruction per cycle, one per pipe at a time. A GEMM/ALU with
 // `ovl`, on a config with timing.compute_overlap, starts once its own pipe is
 // free and the other pipe is free or runs a GEMM/ALU (the compiler promises
-// their accumulator rows are disjoint; ref's race detector checks it); every
+// they touch different accumulator banks, AccBank; ref checks it); every
 // other compute instruction starts once both pipes are free (without
 // compute_overlap: always, so the module runs one instruction at a time).
 enum class Pipe { kAlu = 0, kGemm = 1 };
