@@ -38,8 +38,7 @@ RaceChecker::Tracker RaceChecker::MakeTracker(int64_t entries, const char* name)
 int RaceChecker::AgentOf(int64_t index) const {
   const Instruction& in = (*stream_)[index];
   const Module m = ModuleOf(in);
-  if (m == Module::kCompute && !timing::TakesBothPipes(in) && timing::PipeOf(in) == timing::Pipe::kGemm)
-    return kGemmPipe;
+  if (m == Module::kCompute && timing::PipeOf(in) == timing::Pipe::kGemm) return kGemmPipe;
   return static_cast<int>(m);
 }
 

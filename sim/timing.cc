@@ -3,8 +3,17 @@
 #include <array>
 
 #include "isa/base/check.h"
+#include "sim/tokens.h"
 
 namespace tessera::timing {
+
+bool PushWaitsForOlder(const Instruction& younger, const Instruction& older) {
+  const TokenOps y = TokensOf(younger), o = TokensOf(older);
+  for (int i = 0; i < y.n_pushes; ++i)
+    for (int k = 0; k < o.n_pushes; ++k)
+      if (y.pushes[i] == o.pushes[k]) return true;
+  return false;
+}
 
 int64_t AluLoopCycles(bool reads_source, int64_t outer, int64_t inner, const int64_t* uop_src, int64_t uops,
                       int64_t src_out, int64_t src_in) {

@@ -156,9 +156,14 @@ inline bool PipesAllow(const HwConfig& cfg, const Instruction& in, PipeHolds alu
   return own == PipeHolds::kNothing &&
          (other == PipeHolds::kNothing || (MayOverlap(cfg, in) && other == PipeHolds::kGemmOrAlu));
 }
+// What a pipe running `in` holds (nullptr: the pipe is free).
+inline PipeHolds HoldsOf(const Instruction* in) {
+  return !in ? PipeHolds::kNothing : TakesBothPipes(*in) ? PipeHolds::kBothPipes : PipeHolds::kGemmOrAlu;
+}
 // A compute instruction's push into a token queue waits until the older
 // instruction on the other pipe, if it pushes into the same queue, has pushed:
 // each queue receives the compute module's tokens in stream order.
+bool PushWaitsForOlder(const Instruction& younger, const Instruction& older);
 // The accumulator (and its out shadow) is two banks, the halves [0, E/2) and
 // [E/2, E) (E = acc entries), each with one read and one write port: an
 // instruction with ovl and the older one on the other pipe it may overlap

@@ -124,20 +124,16 @@ class Engine {
   }
   Unit& OtherPipe(const Unit& u) { return &u == &gemm_ ? units_[static_cast<int>(Module::kCompute)] : gemm_; }
   timing::PipeHolds Holds(const Unit& u) const {
-    if (u.state == Unit::State::kFree) return timing::PipeHolds::kNothing;
-    return timing::TakesBothPipes(stream_[u.index]) ? timing::PipeHolds::kBothPipes : timing::PipeHolds::kGemmOrAlu;
+    return timing::HoldsOf(u.state == Unit::State::kFree ? nullptr : &stream_[u.index]);
   }
 
   void TryPush(Unit& u, int64_t t) {
     const TokenOps ops = TokensOf(stream_[u.index]);
     if (u.id == Module::kCompute) {  // per queue in stream order (sim/timing.h)
       const Unit& o = OtherPipe(u);
-      if (o.state != Unit::State::kFree && o.index < u.index) {
-        const TokenOps older = TokensOf(stream_[o.index]);
-        for (int i = 0; i < ops.n_pushes; ++i)
-          for (int k = 0; k < older.n_pushes; ++k)
-            if (ops.pushes[i] == older.pushes[k]) return;  // retry next cycle
-      }
+      if (o.state != Unit::State::kFree && o.index < u.index &&
+          timing::PushWaitsForOlder(stream_[u.index], stream_[o.index]))
+        return;  // retry next cycle
     }
     for (int i = 0; i < ops.n_pushes; ++i)
       if (tokens_[static_cast<int>(ops.pushes[i])] >= cfg_.token_queue_depth) return;  // retry next cycle
@@ -160,10 +156,7 @@ class Engine {
     } else if (queue_unit.state != Unit::State::kFree) {
       return OkStatus();
     }
-    Unit& u =
-        queue_unit.id == Module::kCompute && !timing::TakesBothPipes(in) && timing::PipeOf(in) == timing::Pipe::kGemm
-            ? gemm_
-            : queue_unit;
+    Unit& u = queue_unit.id == Module::kCompute && timing::PipeOf(in) == timing::Pipe::kGemm ? gemm_ : queue_unit;
     const TokenOps ops = TokensOf(in);
     for (int i = 0; i < ops.n_pops; ++i)
       if (tokens_[static_cast<int>(ops.pops[i])] == 0) return OkStatus();

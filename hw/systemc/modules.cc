@@ -135,8 +135,7 @@ void ExecUnit::Reset() {
 }
 
 timing::PipeHolds ExecUnit::Holds(const Slot& s) const {
-  if (s.state == State::kFree) return timing::PipeHolds::kNothing;
-  return timing::TakesBothPipes(s.cur.in) ? timing::PipeHolds::kBothPipes : timing::PipeHolds::kGemmOrAlu;
+  return timing::HoldsOf(s.state == State::kFree ? nullptr : &s.cur.in);
 }
 
 bool ExecUnit::Wants(Phase p, int64_t t) const {
@@ -200,12 +199,8 @@ void ExecUnit::TryPush(Slot& s, int64_t t) {
   const TokenOps ops = TokensOf(s.cur.in);
   if (Compute()) {  // per queue in stream order (sim/timing.h)
     const Slot& o = Other(s);
-    if (o.state != State::kFree && o.cur.index < s.cur.index) {
-      const TokenOps older = TokensOf(o.cur.in);
-      for (int i = 0; i < ops.n_pushes; ++i)
-        for (int k = 0; k < older.n_pushes; ++k)
-          if (ops.pushes[i] == older.pushes[k]) return;  // retry next cycle
-    }
+    if (o.state != State::kFree && o.cur.index < s.cur.index && timing::PushWaitsForOlder(s.cur.in, o.cur.in))
+      return;  // retry next cycle
   }
   for (int i = 0; i < ops.n_pushes; ++i)
     if (tokens_[static_cast<int>(ops.pushes[i])]->num_free() == 0) return;  // retry next cycle
@@ -227,7 +222,7 @@ void ExecUnit::TryStart(int64_t t) {
   Slot* s = &alu_;
   if (Compute()) {
     if (!timing::PipesAllow(*run_.cfg, head.in, Holds(alu_), Holds(gemm_))) return;
-    if (!timing::TakesBothPipes(head.in) && timing::PipeOf(head.in) == timing::Pipe::kGemm) s = &gemm_;
+    if (timing::PipeOf(head.in) == timing::Pipe::kGemm) s = &gemm_;
   } else if (alu_.state != State::kFree) {
     return;
   }
