@@ -60,20 +60,6 @@ module tsr_compute_pipes (
   localparam int IW = TSR_STREAM_IDX_BITS;
   localparam logic [1:0] FREE = 2'd0, BUSY = 2'd1, PUSH = 2'd2;
 
-  function automatic logic [3:0] pops_of(input logic [127:0] w);
-    logic [3:0] m;
-    m = '0;
-    if (w[TSR_MEM_POP_PREV_LSB]) m[TSR_TQ_LOAD_TO_COMPUTE] = 1'b1;
-    if (w[TSR_MEM_POP_NEXT_LSB]) m[TSR_TQ_STORE_TO_COMPUTE] = 1'b1;
-    pops_of = m;
-  endfunction
-  function automatic logic [3:0] pushes_of(input logic [127:0] w);
-    logic [3:0] m;
-    m = '0;
-    if (w[TSR_MEM_PUSH_PREV_LSB]) m[TSR_TQ_COMPUTE_TO_LOAD] = 1'b1;
-    if (w[TSR_MEM_PUSH_NEXT_LSB]) m[TSR_TQ_COMPUTE_TO_STORE] = 1'b1;
-    pushes_of = m;
-  endfunction
   /* verilator lint_off UNUSEDSIGNAL */
   function automatic logic [2:0] op_of(input logic [127:0] w);
     op_of = w[TSR_MEM_OPCODE_LSB+:3];
@@ -86,8 +72,20 @@ module tsr_compute_pipes (
   // ---- Phase 2: the older slot (o) first, then the younger (y).
   logic try_a, try_g, try_o, try_y, ok_o, ok_y, comp_o, comp_y, held_o;
   logic [3:0] need_a, need_g, need_o, need_y, pushed_o, room_y;
-  assign need_a = pushes_of(insn_a);
-  assign need_g = pushes_of(insn_g);
+  tsr_token_flags #(
+      .MOD (TSR_MODULE_COMPUTE),
+      .POPS(1'b0)
+  ) u_need_a (
+      .insn  (insn_a),
+      .queues(need_a)
+  );
+  tsr_token_flags #(
+      .MOD (TSR_MODULE_COMPUTE),
+      .POPS(1'b0)
+  ) u_need_g (
+      .insn  (insn_g),
+      .queues(need_g)
+  );
   assign try_a = (st_a == BUSY && end_a) || st_a == PUSH;
   assign try_g = (st_g == BUSY && end_g) || st_g == PUSH;
   assign try_o = a_older ? try_a : try_g;
@@ -120,7 +118,13 @@ module tsr_compute_pipes (
     else allow = !hold_a && !hold_g;
   end
   logic [3:0] need_pop;
-  assign need_pop = pops_of(q_insn);
+  tsr_token_flags #(
+      .MOD (TSR_MODULE_COMPUTE),
+      .POPS(1'b1)
+  ) u_need_pop (
+      .insn  (q_insn),
+      .queues(need_pop)
+  );
   assign start = q_valid && !hold && allow && (need_pop & ~tq_can_pop) == '0;
   assign start_g = start && h_gemm;
   assign start_a = start && !h_gemm;

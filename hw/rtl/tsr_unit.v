@@ -57,40 +57,24 @@ module tsr_unit #(
   logic [1:0] st;
   logic [CW-1:0] s_cycle, trailing;
 
-  // Token queues of this module's flags (pop_prev, pop_next, push_prev, push_next).
-  function automatic logic [3:0] pops_of(input logic [127:0] w);
-    logic [3:0] m;
-    m = '0;
-    if (MOD == TSR_MODULE_LOAD) begin
-      if (w[TSR_MEM_POP_NEXT_LSB]) m[TSR_TQ_COMPUTE_TO_LOAD] = 1'b1;
-    end else if (MOD == TSR_MODULE_COMPUTE) begin
-      if (w[TSR_MEM_POP_PREV_LSB]) m[TSR_TQ_LOAD_TO_COMPUTE] = 1'b1;
-      if (w[TSR_MEM_POP_NEXT_LSB]) m[TSR_TQ_STORE_TO_COMPUTE] = 1'b1;
-    end else begin
-      if (w[TSR_MEM_POP_PREV_LSB]) m[TSR_TQ_COMPUTE_TO_STORE] = 1'b1;
-    end
-    pops_of = m;
-  endfunction
-  function automatic logic [3:0] pushes_of(input logic [127:0] w);
-    logic [3:0] m;
-    m = '0;
-    if (MOD == TSR_MODULE_LOAD) begin
-      if (w[TSR_MEM_PUSH_NEXT_LSB]) m[TSR_TQ_LOAD_TO_COMPUTE] = 1'b1;
-    end else if (MOD == TSR_MODULE_COMPUTE) begin
-      if (w[TSR_MEM_PUSH_PREV_LSB]) m[TSR_TQ_COMPUTE_TO_LOAD] = 1'b1;
-      if (w[TSR_MEM_PUSH_NEXT_LSB]) m[TSR_TQ_COMPUTE_TO_STORE] = 1'b1;
-    end else begin
-      if (w[TSR_MEM_PUSH_PREV_LSB]) m[TSR_TQ_STORE_TO_COMPUTE] = 1'b1;
-    end
-    pushes_of = m;
-  endfunction
-
   logic [3:0] need_push, need_pop;
   logic try_push, push_ok, free2;
   logic [CW-1:0] len;
   assign busy = st == BUSY;
-  assign need_push = pushes_of(cur_insn);
-  assign need_pop = pops_of(q_insn);
+  tsr_token_flags #(
+      .MOD (MOD),
+      .POPS(1'b0)
+  ) u_need_push (
+      .insn  (cur_insn),
+      .queues(need_push)
+  );
+  tsr_token_flags #(
+      .MOD (MOD),
+      .POPS(1'b1)
+  ) u_need_pop (
+      .insn  (q_insn),
+      .queues(need_pop)
+  );
   assign try_push = (busy && end_now) || st == PUSH;
   assign push_ok = (need_push & ~tq_can_push) == '0;
   assign tq_push = (try_push && push_ok) ? need_push : '0;
