@@ -26,14 +26,13 @@ class ConvEmitter {
         sp_(SplitScratchpads(cfg, c.tiling.tob, c.tiling.residual_add)) {
     inp_base_[0] = 0, inp_base_[1] = sp_.inp_half;
     wgt_base_[0] = 0, wgt_base_[1] = sp_.wgt_half;
-    acc_base_[0] = sp_.acc_params, acc_base_[1] = sp_.acc_params + sp_.acc_half;
+    acc_base_[0] = sp_.acc_base[0], acc_base_[1] = sp_.acc_base[1];
     kk_ = g_.kh * g_.kw;
     // A fused pool reads the other half's rows (its carry), so its tiles do
     // not overlap; nor does a layer of one output tile (nothing to hide
     // behind, and the parameter copy would cost).
     overlap_ = cfg.compute_overlap != 0 && !t_.max_pool && t_.tiles / t_.ic_tiles > 1;
     // With overlap each half is an accumulator bank with its own parameter rows.
-    if (sp_.acc_copy >= 0) acc_base_[1] = sp_.acc_copy + sp_.acc_params;
     params_[0] = 0, params_[1] = overlap_ ? sp_.acc_copy : 0;
   }
 

@@ -80,6 +80,8 @@ ScratchpadSplit SplitScratchpads(const HwConfig& cfg, int64_t tob, bool residual
     s.acc_copy = cfg.acc_entries / 2;
     s.acc_half = std::max<int64_t>(0, s.acc_copy - s.acc_params);
   }
+  s.acc_base[0] = s.acc_params;
+  s.acc_base[1] = s.acc_copy >= 0 ? s.acc_copy + s.acc_params : s.acc_params + s.acc_half;
   s.uop_total = cfg.uop_entries;
   return s;
 }

@@ -107,6 +107,7 @@ struct ScratchpadSplit {
   // (sim/timing.h AccBank), each with its own copy of the parameter rows: the
   // second copy's first row (acc_entries / 2), else -1 (half 1 follows half 0).
   int64_t acc_copy = -1;
+  int64_t acc_base[2] = {0, 0};  // the first row of tile half 0 and of half 1
 };
 ScratchpadSplit SplitScratchpads(const HwConfig& cfg, int64_t tob, bool residual_add = false);
 
