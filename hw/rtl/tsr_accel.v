@@ -804,7 +804,7 @@ module tsr_accel (
     logic [ACC_DW-1:0] ga_acc_rd, gg_acc_rd, ga_acc_wd, gg_acc_wd;
     logic [OUT_DW-1:0] ga_out_wd, gg_out_wd;
     tsr_compute_exec #(
-        .PIPES(1)
+        .HAS_GEMM(1'b0)
     ) u_exec_a (
         .clk(clk),
         .rst(clr),
@@ -834,7 +834,7 @@ module tsr_accel (
         .out_wd(ga_out_wd)
     );
     tsr_compute_exec #(
-        .PIPES(2)
+        .HAS_ALU(1'b0)
     ) u_exec_g (
         .clk(clk),
         .rst(clr),

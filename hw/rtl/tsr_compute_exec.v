@@ -24,11 +24,12 @@
 // out of range by sim/core_inl.h's rule (dst; the source when read; the
 // weight for a non-reset GEMM); the controller then faults the run, so what is
 // written meanwhile (at the truncated index) does not matter.
-// PIPES: 3 runs GEMM and ALU (one instruction at a time); 2 only GEMM and 1
-// only ALU, the compute module's two pipes with timing.compute_overlap
+// HAS_GEMM, HAS_ALU: both runs GEMM and ALU (one instruction at a time); one
+// of them, the compute module's two pipes with timing.compute_overlap
 // (docs/microarch.md "Overlap"): the other datapath is not built.
 module tsr_compute_exec #(
-    parameter int PIPES = 3
+    parameter bit HAS_GEMM = 1'b1,
+    parameter bit HAS_ALU  = 1'b1
 ) (
     input  logic               clk,
     input  logic               rst,
@@ -88,7 +89,6 @@ module tsr_compute_exec #(
   localparam int DOW = IT_W + ACC_AW + 1;
   localparam int SOW = IT_W + SRC_W + 1;
   localparam int WOW = IT_W + WGT_AW + 1;
-  localparam bit HAS_GEMM = PIPES != 1, HAS_ALU = PIPES != 2;
 
   // ---- Decode (only the fields of GEMM and ALU; the formats share the
   // header fields, each is read at its own format's position).
