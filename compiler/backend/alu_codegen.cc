@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "compiler/backend/conv_plan.h"
-#include "isa/alu.h"
 #include "isa/base/math.h"
 #include "isa/config.h"
 #include "runtime/kernel.h"
@@ -239,16 +238,9 @@ Status EmitAdd(Stream& s, const HwConfig& cfg, const AddCodegen& a) {
     TSR_RETURN_IF_ERROR(s.AluVec(scale_a, AluOp::kMulShr, a.shift_a));
     TSR_RETURN_IF_ERROR(s.AluVec(scale_b, AluOp::kMulShr, a.shift_b));
     TSR_RETURN_IF_ERROR(s.AluVec(sum, AluOp::kAdd));
-    // The post-shift and the clamp: one MULSHRC by the row of ones (a
-    // rounding right shift is MULSHR by 1) when it expresses the clamp.
-    if (const auto imm = alu::MulShrClipImm(a.post_shift, a.act_min, a.act_max)) {
-      TSR_ASSIGN_OR_RETURN(Kernel post, kern("post", base_a, 2, 0));
-      TSR_RETURN_IF_ERROR(s.AluVec(post, AluOp::kMulShrClip, *imm));
-    } else {
-      TSR_ASSIGN_OR_RETURN(Kernel out, kern("out", base_a, 0, 0));
-      TSR_RETURN_IF_ERROR(s.Alu(out, AluOp::kShr, a.post_shift));
-      TSR_RETURN_IF_ERROR(EmitClamp(s, out, a.act_min, a.act_max));
-    }
+    TSR_RETURN_IF_ERROR(EmitPostShiftClamp(s, a.post_shift, a.act_min, a.act_max, [&](bool by_ones) {
+      return by_ones ? kern("post", base_a, 2, 0) : kern("out", base_a, 0, 0);
+    }));
     TSR_RETURN_IF_ERROR(StoreTile(s, base_a, a.out, t0, n, t + 2 < total, a.name));
   }
   return Drain(s);

@@ -297,13 +297,8 @@ class ConvEmitter {
     TSR_RETURN_IF_ERROR(s_.AluVec(scale_conv, AluOp::kMulShr, c_.add_shift_conv));
     TSR_RETURN_IF_ERROR(s_.AluVec(scale_res, AluOp::kMulShr, c_.add_shift_res));
     TSR_RETURN_IF_ERROR(s_.AluVec(sum, AluOp::kAdd));
-    if (const auto fused = alu::MulShrClipImm(c_.add_post_shift, c_.add_min, c_.add_max)) {
-      TSR_ASSIGN_OR_RETURN(Kernel out, kernel("add out", base, row + 2, 0, 0));
-      return s_.AluVec(out, AluOp::kMulShrClip, *fused);
-    }
-    TSR_ASSIGN_OR_RETURN(Kernel out, kernel("add out", base, 0, 0, 0));
-    TSR_RETURN_IF_ERROR(s_.Alu(out, AluOp::kShr, c_.add_post_shift));
-    return EmitClamp(s_, out, c_.add_min, c_.add_max);
+    return EmitPostShiftClamp(s_, c_.add_post_shift, c_.add_min, c_.add_max,
+                              [&](bool by_ones) { return kernel("add out", base, by_ones ? row + 2 : 0, 0, 0); });
   }
 
   // The residual operand's tile into the rows after the conv tile's.
@@ -395,6 +390,17 @@ Status EmitScaleClamp(Stream& s, const Kernel& scale, const Kernel& clamp, int64
   if (const auto imm = alu::MulShrClipImm(shift, lo, hi)) return s.AluVec(scale, AluOp::kMulShrClip, *imm);
   TSR_RETURN_IF_ERROR(s.AluVec(scale, AluOp::kMulShr, shift));
   return EmitClamp(s, clamp, lo, hi);
+}
+
+Status EmitPostShiftClamp(Stream& s, int64_t post_shift, int64_t lo, int64_t hi,
+                          const std::function<StatusOr<Kernel>(bool by_ones)>& out) {
+  if (const auto imm = alu::MulShrClipImm(post_shift, lo, hi)) {
+    TSR_ASSIGN_OR_RETURN(Kernel k, out(true));
+    return s.AluVec(k, AluOp::kMulShrClip, *imm);
+  }
+  TSR_ASSIGN_OR_RETURN(Kernel k, out(false));
+  TSR_RETURN_IF_ERROR(s.Alu(k, AluOp::kShr, post_shift));
+  return EmitClamp(s, k, lo, hi);
 }
 
 Status EmitConv(Stream& s, const HwConfig& cfg, const ConvCodegen& c) { return ConvEmitter(s, cfg, c).Emit(); }

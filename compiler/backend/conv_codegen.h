@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "compiler/backend/conv_plan.h"
@@ -67,6 +68,13 @@ Status EmitClamp(Stream& s, const Kernel& k, int64_t lo, int64_t hi);
 // [lo, hi]: one MULSHRC when it expresses the clamp, else MULSHR and
 // EmitClamp over `clamp` (the same rows; its source is not read).
 Status EmitScaleClamp(Stream& s, const Kernel& scale, const Kernel& clamp, int64_t shift, int64_t lo, int64_t hi);
+
+// An add's rounding right shift by `post_shift`, then the clamp to [lo, hi]:
+// one MULSHRC by a row of ones (MULSHR by 1 is the shift) when it expresses
+// the clamp, else SHR and EmitClamp. `out(true)` is the kernel reading the
+// ones row, `out(false)` the one reading nothing; only the one used is built.
+Status EmitPostShiftClamp(Stream& s, int64_t post_shift, int64_t lo, int64_t hi,
+                          const std::function<StatusOr<Kernel>(bool by_ones)>& out);
 
 // Appends the layer to `s` and leaves it token-balanced (the last store is
 // ordered before anything the stream appends afterwards).
