@@ -215,7 +215,7 @@ struct Result {
 StatusOr<Result> RunOnDevice(const HwConfig& cfg, const std::string& target, const Case& c) {
   ConvEpilogue e = ConvEpilogue::ForRange(c.lo, c.hi);
   e.max_pool = c.pool;
-  e.residual_passes = c.add ? ConvEpilogue::ResidualPasses(c.post, c.alo, c.ahi) : 0;
+  e.residual_passes = c.add ? ConvEpilogue::ResidualPasses(c.alo, c.ahi) : 0;
   TSR_ASSIGN_OR_RETURN(ConvTiling tiling, PlanConv(cfg, c.g, e));
   TSR_ASSIGN_OR_RETURN(ConvBlocking blocks, BlockConv(cfg, c.g));
   const ConvGeometry& g = c.g;
@@ -320,7 +320,7 @@ void Check(const std::string& config, const std::string& target, int cases, uint
     if (fused != Fused::kNone) {  // the tiles must fit; the partitioner keeps the op apart (or on the CPU) otherwise
       ConvEpilogue e = ConvEpilogue::ForRange(c.lo, c.hi);
       e.max_pool = c.pool;
-      e.residual_passes = c.add ? ConvEpilogue::ResidualPasses(c.post, c.alo, c.ahi) : 0;
+      e.residual_passes = c.add ? ConvEpilogue::ResidualPasses(c.alo, c.ahi) : 0;
       if (!PlanConv(cfg, c.g, e).ok()) {
         ++skipped;
         continue;
@@ -338,7 +338,7 @@ void Check(const std::string& config, const std::string& target, int cases, uint
     // The requantization is one MULSHRC pass where it can clamp (not after a
     // fused add, whose operands' MULSHRs stay); the add's SHR and clamp too.
     const bool one_pass = alu::MulShrClipImm(c.shift, c.lo, c.hi).has_value();
-    const bool add_one_pass = c.add && ConvEpilogue::ResidualPasses(c.post, c.alo, c.ahi) == 1;
+    const bool add_one_pass = c.add && ConvEpilogue::ResidualPasses(c.alo, c.ahi) == 1;
     EXPECT_EQ(r->alu_insns.count(AluOp::kMulShrClip) > 0, one_pass || add_one_pass) << config << " case " << i;
     const bool mulshr = r->alu_insns.count(AluOp::kMulShr) > 0, shr = r->alu_insns.count(AluOp::kShr) > 0;
     EXPECT_EQ(mulshr, c.add || !one_pass) << config << " case " << i;

@@ -46,15 +46,17 @@ struct ConvEpilogue {
   // the ADD (0: no add). 1: one MULSHRC by a row of ones (the post-shift and
   // the clamp); else SHR and the clamp's one or two passes.
   int residual_passes = 0;
-  static int ClampPasses(int64_t shift, int64_t act_min, int64_t act_max, int64_t zero_point) {
-    if (zero_point == 0 && alu::MulShrClipImm(shift, act_min, act_max)) return 0;
-    return (act_min == -act_max - 1 ? 1 : 2) + (zero_point != 0 ? 1 : 0);
+  // The passes depend on the range only: shifts are valid MULSHR shifts
+  // (type inference keeps shift in [0, 63] and post_shift in [0, 31]).
+  static bool OneClampPass(int64_t act_min, int64_t act_max) {
+    return alu::MulShrClipImm(0, act_min, act_max).has_value();
   }
-  static int ResidualPasses(int64_t post_shift, int64_t act_min, int64_t act_max) {
-    return alu::MulShrClipImm(post_shift, act_min, act_max) ? 1 : 1 + (act_min == -act_max - 1 ? 1 : 2);
+  static int ResidualPasses(int64_t act_min, int64_t act_max) {
+    return OneClampPass(act_min, act_max) ? 1 : 1 + (act_min == -act_max - 1 ? 1 : 2);
   }
   static ConvEpilogue ForRange(int64_t act_min, int64_t act_max, int64_t zero_point = 0) {
-    return ConvEpilogue{ClampPasses(0, act_min, act_max, zero_point)};
+    if (zero_point == 0 && OneClampPass(act_min, act_max)) return ConvEpilogue{0};
+    return ConvEpilogue{(act_min == -act_max - 1 ? 1 : 2) + (zero_point != 0 ? 1 : 0)};
   }
 };
 

@@ -19,7 +19,7 @@ void FuseConvAdd(const ir::Graph& g, const HwConfig& cfg, std::vector<Placement>
       if (conv.kind != PlaceKind::kAccel || conv.op != AccelOp::kConv || conv.fused_pool) continue;
       ConvEpilogue e = EpilogueOf(*conv.node);
       const int64_t lo = add.node->attrs().Int("act_min", -128), hi = add.node->attrs().Int("act_max", 127);
-      e.residual_passes = ConvEpilogue::ResidualPasses(add.node->attrs().Int("post_shift"), lo, hi);
+      e.residual_passes = ConvEpilogue::ResidualPasses(lo, hi);
       // No room for both tiles: the add stays a layer of its own.
       if (!RetileForFusion(cfg, e, "residual add", &conv)) continue;
       conv.fused_add = add.node;
