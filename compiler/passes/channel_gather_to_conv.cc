@@ -15,30 +15,19 @@
 #include "compiler/ir/graph.h"
 #include "compiler/passes/pass.h"
 #include "compiler/passes/rewrite.h"
-#include "compiler/quant/fixed_point.h"
 
 namespace tessera::passes {
 
 StatusOr<PassStats> ChannelGatherToConv(ir::Graph& g) {
   PassStats stats;
-  const StatusOr<quant::FixedPoint> unit = quant::ChooseFixedPoint({1.0});
-  TSR_CHECK(unit.ok(), "no fixed-point form of 1: {}", unit.status().ToString());
   for (ir::Node* n : g.nodes()) {
     const std::optional<std::vector<int64_t>> idx = ChannelIndices(*n, ir::DType::kI8);
     if (!idx || idx->empty()) continue;
     ir::Value* x = n->input(0);
     const ir::TensorType& t = x->type();
-    if (!t.quant || t.quant->per_axis()) continue;
-    const int64_t c = t.shape[1], k = static_cast<int64_t>(idx->size());
-    ir::Tensor w(ir::DType::kI8, {k, c, 1, 1});  // zero-filled
-    for (int64_t o = 0; o < k; ++o) w.data<int8_t>()[o * c + (*idx)[static_cast<size_t>(o)]] = 1;
-    ir::Attrs a = UnitConvAttrs(1);
-    a.Set("multiplier", unit->multiplier);
-    a.Set("shift", static_cast<int64_t>(unit->shift));
-    const std::string base = n->output()->name();
-    ir::Value* wv = g.AddConstant(g.UniqueName(base + ".select"), std::move(w), ir::QuantParams::PerTensor(1.f));
-    ir::Node* conv = g.AddNode("qconv", {x, wv}, {g.UniqueName(base + ".conv")}, std::move(a), n->name(), n);
-    conv->output()->set_type(n->output()->type());
+    if (!t.quant || t.quant->per_axis() || n->output()->type().quant != t.quant) continue;
+    ir::Node* conv = AddSelectionConv(g, x, *idx, *t.quant, n->output()->name(), n->name(), n);
+    TSR_CHECK(conv != nullptr, "no fixed-point form of 1");
     Forward(g, n, n->output(), conv->output());
     stats.Count("rewritten");
   }

@@ -12,10 +12,17 @@
 // movement that keeps its scale; quantized, channel-gather-to-conv runs it on
 // the GEMM core. Everything is exact: values are only moved or multiplied by
 // the same weights.
+// The same on int8/uint8 values of an already-quantized model (after fold-qdq,
+// every op of the pattern keeps its operand's type) absorbed by qconvs: the
+// int8 weight columns are re-indexed (the gather's channels must be distinct:
+// no sums), per-channel weight scales, bias and multipliers follow a moved
+// depthwise conv's channels, and Σ w'·(x − z_x) = Σ w·(gather(x) − z_x)
+// because unselected channels meet zero weights.
 //   before: %r = reshape(%x) {shape=[N,2,C/2,H,W]}  %t = transpose(%r) {perm=[0,2,1,3,4]}
 //           %s = reshape(%t) {shape=[N,C,H,W]}      %a = slice(%s) {axis 1: C/2..C}   %y = conv(%a, %w)
 //   after:  %y = conv(%x, %w')   with w'[:, idx[k]] = w[:, k], idx = shuffle[C/2..C]
-// Runs after fold-batchnorm and fuse-activation (the convs' final weights).
+// Runs after fold-batchnorm and fuse-activation (the convs' final weights),
+// and again after fold-qdq (the int8 form of an already-quantized model).
 #include <algorithm>
 #include <numeric>
 #include <optional>
@@ -29,16 +36,36 @@
 namespace tessera::passes {
 namespace {
 
-bool F32Rank4(const ir::Value* v) { return v->type().dtype == ir::DType::kF32 && v->type().rank() == 4; }
+// A rank-4 value whose channels may be moved: f32, or int8/uint8 quantized
+// per tensor (or not at all).
+bool Movable(const ir::Value* v) {
+  const ir::TensorType& t = v->type();
+  if (t.rank() != 4) return false;
+  if (t.dtype == ir::DType::kF32) return !t.quant;
+  return (t.dtype == ir::DType::kI8 || t.dtype == ir::DType::kU8) && (!t.quant || !t.quant->per_axis());
+}
+
+// Same element type and quantization: the op moves values and keeps their meaning.
+bool SameMeaning(const ir::Value* a, const ir::Value* b) {
+  return a->type().dtype == b->type().dtype && a->type().quant == b->type().quant;
+}
+
+// The channels gather n takes from a movable value of its own type.
+std::optional<std::vector<int64_t>> Gathered(const ir::Node& n) {
+  if (n.op() != "gather" || !Movable(n.input(0)) || !SameMeaning(n.input(0), n.output())) return std::nullopt;
+  return ChannelIndices(n, n.input(0)->type().dtype);
+}
 
 // The input and channel indices of a channel shuffle ending at reshape n.
 std::optional<std::pair<ir::Value*, std::vector<int64_t>>> MatchShuffle(ir::Node* n) {
-  if (n->op() != "reshape" || !F32Rank4(n->output())) return std::nullopt;
+  if (n->op() != "reshape" || !Movable(n->output())) return std::nullopt;
   ir::Node* t = n->input(0)->producer();
   if (!t || t->op() != "transpose" || t->attrs().Ints("perm") != std::vector<int64_t>{0, 2, 1, 3, 4})
     return std::nullopt;
   ir::Node* r = t->input(0)->producer();
-  if (!r || r->op() != "reshape" || !F32Rank4(r->input(0))) return std::nullopt;
+  if (!r || r->op() != "reshape" || !Movable(r->input(0))) return std::nullopt;
+  for (const ir::Value* v : {r->output(), t->output(), n->output()})
+    if (!SameMeaning(r->input(0), v)) return std::nullopt;
   const ir::Shape& x = r->input(0)->type().shape;
   const ir::Shape& s = r->output()->type().shape;
   if (x != n->output()->type().shape || s.size() != 5 || s[0] != x[0] || s[1] * s[2] != x[1] || s[3] != x[2] ||
@@ -53,7 +80,7 @@ std::optional<std::pair<ir::Value*, std::vector<int64_t>>> MatchShuffle(ir::Node
 
 // The input and channel indices of a slice that only cuts axis 1.
 std::optional<std::pair<ir::Value*, std::vector<int64_t>>> MatchSlice(const ir::Node* n) {
-  if (n->op() != "slice" || !F32Rank4(n->input(0))) return std::nullopt;
+  if (n->op() != "slice" || !Movable(n->input(0)) || !SameMeaning(n->input(0), n->output())) return std::nullopt;
   const ir::Shape& x = n->input(0)->type().shape;
   const auto starts = n->attrs().Ints("starts"), ends = n->attrs().Ints("ends"), steps = n->attrs().Ints("steps");
   for (int d : {0, 2, 3})
@@ -81,10 +108,28 @@ ir::Node* ReplaceWithGather(ir::Graph& g, ir::Node* n, ir::Value* x, const std::
 
 bool ConstF32(const ir::Value* v) { return v->is_constant() && v->type().dtype == ir::DType::kF32; }
 
+// u reads v as its data operand and can absorb a gather: a conv with f32
+// constant weights and bias on f32, a qconv with constant ones on int8.
+bool Absorbs(const ir::Node* u, const ir::Value* v) {
+  if (u->input(0) != v) return false;
+  if (v->type().dtype == ir::DType::kF32)
+    return u->op() == "conv" && ConstF32(u->input(1)) && (u->num_inputs() <= 2 || ConstF32(u->input(2)));
+  return u->op() == "qconv" && u->input(1)->is_constant() && (u->num_inputs() <= 2 || u->input(2)->is_constant());
+}
+
+// v's entries re-indexed: v'[idx[k]] = v[k] (per-channel scales, zero points, multipliers).
+template <typename T>
+std::vector<T> Scatter(const std::vector<T>& v, const std::vector<int64_t>& idx) {
+  std::vector<T> r(v.size());
+  for (size_t k = 0; k < idx.size(); ++k) r[static_cast<size_t>(idx[k])] = v[k];
+  return r;
+}
+
 // conv(gather(x, idx), w) = conv(x, w') for a group-1 conv.
 void FoldIntoConv(ir::Graph& g, ir::Node* conv, ir::Value* x, const std::vector<int64_t>& idx) {
   ir::Tensor w = ir::ScatterAxis(conv->input(1)->data(), 1, idx, x->type().shape[1]);
-  conv->SetInput(1, g.AddConstant(g.UniqueName(conv->input(1)->name() + ".perm"), std::move(w)));
+  conv->SetInput(
+      1, g.AddConstant(g.UniqueName(conv->input(1)->name() + ".perm"), std::move(w), conv->input(1)->type().quant));
   conv->SetInput(0, x);
 }
 
@@ -93,22 +138,34 @@ void MovePastDepthwise(ir::Graph& g, ir::Node* conv, ir::Value* x, const std::ve
   std::vector<ir::Value*> in = {x};
   for (int i = 1; i < conv->num_inputs(); ++i) {
     ir::Tensor p = ir::ScatterAxis(conv->input(i)->data(), 0, idx, static_cast<int64_t>(idx.size()));
-    in.push_back(g.AddConstant(g.UniqueName(conv->input(i)->name() + ".perm"), std::move(p)));
+    std::optional<ir::QuantParams> q = conv->input(i)->type().quant;
+    if (q && q->per_axis()) {  // axis 0: the channels
+      q->scale = Scatter(q->scale, idx);
+      q->zero_point = Scatter(q->zero_point, idx);
+    }
+    in.push_back(g.AddConstant(g.UniqueName(conv->input(i)->name() + ".perm"), std::move(p), q));
   }
+  ir::Attrs a = conv->attrs();
+  if (a.Has("multiplier") && a.Ints("multiplier").size() == idx.size())
+    a.Set("multiplier", Scatter(a.Ints("multiplier"), idx));
   ir::Node* dw =
-      g.AddNode("conv", in, {g.UniqueName(conv->output()->name() + ".perm")}, conv->attrs(), conv->name(), conv);
+      g.AddNode(conv->op(), in, {g.UniqueName(conv->output()->name() + ".perm")}, std::move(a), conv->name(), conv);
   dw->output()->set_type(conv->output()->type());
   ReplaceWithGather(g, conv, dw->output(), idx);
 }
 
-bool IsPermutation(const std::vector<int64_t>& idx, int64_t n) {
-  if (static_cast<int64_t>(idx.size()) != n) return false;
+// No channel taken twice (values in [0, n)).
+bool Distinct(const std::vector<int64_t>& idx, int64_t n) {
   std::vector<bool> seen(static_cast<size_t>(n));
   for (int64_t v : idx) {
     if (seen[v]) return false;
     seen[v] = true;
   }
   return true;
+}
+
+bool IsPermutation(const std::vector<int64_t>& idx, int64_t n) {
+  return static_cast<int64_t>(idx.size()) == n && Distinct(idx, n);
 }
 
 }  // namespace
@@ -137,7 +194,7 @@ StatusOr<PassStats> FoldChannelShuffle(ir::Graph& g) {
         changed = true;
         break;
       }
-      auto idx = ChannelIndices(*n, ir::DType::kF32);
+      auto idx = Gathered(*n);
       if (!idx) continue;
       ir::Value* x = n->input(0);
       if (IsPermutation(*idx, x->type().shape[1]) && std::is_sorted(idx->begin(), idx->end())) {  // identity
@@ -146,8 +203,8 @@ StatusOr<PassStats> FoldChannelShuffle(ir::Graph& g) {
         changed = true;
         break;
       }
-      if (ir::Node* p = x->producer(); p && ChannelIndices(*p, ir::DType::kF32)) {
-        const auto inner = *ChannelIndices(*p, ir::DType::kF32);
+      if (ir::Node* p = x->producer(); p && Gathered(*p)) {
+        const auto inner = *Gathered(*p);
         for (int64_t& v : *idx) v = inner[v];
         ReplaceWithGather(g, n, p->input(0), *idx);
         if (g.NumUses(p->output()) == 0) g.RemoveNode(p);
@@ -157,11 +214,10 @@ StatusOr<PassStats> FoldChannelShuffle(ir::Graph& g) {
       }
       const std::vector<ir::Node*> users = n->output()->users();
       for (ir::Node* u : users) {
-        if (u->op() != "conv" || u->input(0) != n->output() || !ConstF32(u->input(1)) ||
-            (u->num_inputs() > 2 && !ConstF32(u->input(2))))
-          continue;
+        if (!Absorbs(u, n->output())) continue;
         const int64_t group = u->attrs().Int("group", 1), c = n->output()->type().shape[1];
-        if (group == 1) {
+        const bool integer = u->op() == "qconv";  // int8 weight columns cannot hold sums
+        if (group == 1 && (!integer || Distinct(*idx, x->type().shape[1]))) {
           FoldIntoConv(g, u, x, *idx);
           stats.Count("folded into convs");
           changed = true;

@@ -7,7 +7,8 @@
 //   avg_pool/global_avg_pool -> qavg_pool, relu/clip -> requantize,
 //   hard_sigmoid/hard_swish -> qhard_sigmoid/qhard_swish,
 //   max_pool and data movement -> the same op on int8 (+ requantize if the
-//   scale changes), concat -> requantize inputs + concat,
+//   scale changes), concat -> requantize inputs (with zero points: 1x1
+//   identity qconvs) + concat,
 //   quantize(dequantize(x)) -> x or requantize.
 // Ops that do not match stay float between dequantize and quantize: they run
 // on the CPU. Both ONNX QDQ models and the post-training quantizer use this.
@@ -18,6 +19,7 @@
 #include <algorithm>
 
 #include "compiler/ir/ops.h"
+#include "compiler/passes/rewrite.h"
 #include "compiler/quant/alu_program.h"
 #include "compiler/quant/fixed_point.h"
 
@@ -301,17 +303,35 @@ bool FoldAvgPool(ir::Graph& g, ir::Node* q, ir::Node* p) {
   return true;
 }
 
+// Operands at other parameters are requantized first: a requantize between
+// symmetric scales; with zero points (ONNX Runtime's uint8 concat, which has
+// its own parameters) on the channels of rank-4 values, a 1x1 qconv with
+// identity weights (no requantize form takes zero points).
 bool FoldConcat(ir::Graph& g, ir::Node* q, ir::Node* p) {
   const ir::TensorType& y = q->output()->type();
-  if (!SymI8(y)) return false;
+  if (!PerTensorI8(y)) return false;
+  bool sym = SymI8(y);
   std::vector<ir::Value*> xs;
   for (ir::Value* in : p->inputs()) {
     ir::Value* x = Dq(in);
-    if (!x || !SymI8(x->type())) return false;
+    if (!x || !PerTensorI8(x->type())) return false;
+    sym &= SymI8(x->type());
     xs.push_back(x);
   }
-  for (ir::Value*& x : xs)
-    if (x->type().quant != y.quant && !(x = Requantize(g, q, x, *y.quant))) return false;
+  const int64_t axis = p->attrs().Int("axis", 0);
+  if (!sym && (y.rank() != 4 || (axis != 1 && axis != -3))) return false;
+  for (ir::Value*& x : xs) {
+    if (x->type().quant == y.quant) continue;
+    if (sym) {
+      x = Requantize(g, q, x, *y.quant);
+    } else {
+      std::vector<int64_t> all(static_cast<size_t>(x->type().shape[1]));
+      for (size_t c = 0; c < all.size(); ++c) all[c] = static_cast<int64_t>(c);
+      ir::Node* r = AddSelectionConv(g, x, all, *y.quant, x->name() + ".rq", "", q);
+      x = r ? r->output() : nullptr;
+    }
+    if (!x) return false;
+  }
   ReplaceQuantize(g, q, "concat", xs, p->attrs());
   return true;
 }

@@ -62,10 +62,14 @@ const PassInfo* FindPass(const std::string& name) {
 }
 
 std::vector<std::string> DefaultPipeline() {
-  return {"eliminate-identity",   "constant-folding", "fold-batchnorm",
-          "batchnorm-to-conv",    "fuse-bias",        "fuse-activation",
-          "fold-channel-shuffle", "hoist-rnn-input",  "conv-transpose-to-conv",
-          "fuse-hard-swish",      "fold-qdq",         "dce"};
+  // After fold-qdq, the int8 form of an already-quantized model: its shuffles
+  // fold, what gathers remain run on the GEMM core, concat operands'
+  // requantizations join their producers.
+  return {"eliminate-identity",     "constant-folding", "fold-batchnorm",
+          "batchnorm-to-conv",      "fuse-bias",        "fuse-activation",
+          "fold-channel-shuffle",   "hoist-rnn-input",  "conv-transpose-to-conv",
+          "fuse-hard-swish",        "fold-qdq",         "fold-channel-shuffle",
+          "channel-gather-to-conv", "fold-requantize",  "dce"};
 }
 
 StatusOr<std::vector<std::string>> ParsePassList(const std::string& list) {

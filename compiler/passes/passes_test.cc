@@ -1,8 +1,11 @@
 // Passes preserve what the graph computes: each test runs a graph on the
 // executor before and after the passes and compares, and checks the counts.
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <random>
 
 #include "compiler/exec/executor.h"
@@ -93,7 +96,8 @@ TEST(Passes, FloatPipelinePreservesResults) {
             "fuse-bias: 2 fused\nfuse-activation: 2 fused\nfold-channel-shuffle: no change\nhoist-rnn-input: no "
             "change\nconv-transpose-to-conv: no "
             "change\nfuse-hard-swish: no "
-            "change\nfold-qdq: no change\ndce: 8 "
+            "change\nfold-qdq: no change\nfold-channel-shuffle: no change\nchannel-gather-to-conv: no change\n"
+            "fold-requantize: no change\ndce: 8 "
             "constants removed\n");
   const std::string after_text = ir::PrintGraph(**g);
   EXPECT_NE(after_text.find("= conv(%x, %w.bn, %k.bias) {act_min=0}"), std::string::npos) << after_text;
@@ -365,6 +369,70 @@ TEST(ChannelShuffle, SelectionConvMovesInt8ValuesExactly) {
     EXPECT_NE(ir::PrintGraph(**g).find("= qconv(%x, %y.select)"), std::string::npos) << ir::PrintGraph(**g);
     const auto after = Execute(**g, x);
     EXPECT_TRUE(before[0].BytesEqual(after[0])) << "zero point " << zp;
+  }
+}
+
+// fold-channel-shuffle on int8 values with a zero point (an already-quantized
+// model after fold-qdq): a random channel permutation and a strided slice of
+// it, read by a padded 3x3 qconv (the border is the zero point) and by a
+// depthwise qconv with per-channel weight scales, bias and multipliers, give
+// the same bytes after the gathers fold into the weights.
+std::string Ints(int64_t n, int64_t lo, int64_t hi, std::mt19937& rng) {
+  std::uniform_int_distribution<int64_t> u(lo, hi);
+  std::string s;
+  for (int64_t i = 0; i < n; ++i) s += (i ? ", " : "") + fmt::format("{}", u(rng));
+  return "[" + s + "]";
+}
+
+std::string Int8ShuffleGraph(const std::vector<int64_t>& perm, int64_t start, int64_t step, std::mt19937& rng) {
+  const int64_t c = static_cast<int64_t>(perm.size()), k = (c - start + step - 1) / step;
+  const std::string q = "<s=0.5, zp=-100>";
+  std::string scales;
+  for (int64_t i = 0; i < c; ++i) scales += fmt::format("{}{}", i ? ", " : "", 0.01 * static_cast<double>(i + 1));
+  return fmt::format(
+      "graph @g(%x: i8[1,{c},5,5]{q}) {{\n"
+      "  %i: i64[{c}] = const [{perm}]\n"
+      "  %w: i8[4,{k},3,3]<axis=0, s=[0.1, 0.2, 0.3, 0.4]> = const {w}\n"
+      "  %b: i32[4] = const {b}\n"
+      "  %dw: i8[{c},1,3,3]<axis=0, s=[{scales}]> = const {dw}\n"
+      "  %db: i32[{c}] = const {db}\n"
+      "  %pw: i8[3,{c},1,1]<s=0.25> = const {pw}\n"
+      "  %p: i8[1,{c},5,5]{q} = gather(%x, %i) {{axis=1}}\n"
+      "  %s: i8[1,{k},5,5]{q} = slice(%p) {{ends=[1, {c}, 5, 5], starts=[0, {start}, 0, 0], steps=[1, {step}, 1, 1]}}\n"
+      "  %y: i8[1,4,5,5]<s=1, zp=3> = qconv(%s, %w, %b) {{multiplier={m4}, pads=[1, 1, 1, 1], shift=31}}\n"
+      "  %d: i8[1,{c},5,5]{q} = qconv(%p, %dw, %db) {{group={c}, multiplier={mc}, pads=[1, 1, 1, 1], shift=31}}\n"
+      "  %z: i8[1,3,5,5]<s=1> = qconv(%d, %pw) {{multiplier=[1000000], shift=31}}\n"
+      "  return %y, %z\n}}\n",
+      fmt::arg("c", c), fmt::arg("k", k), fmt::arg("q", q), fmt::arg("perm", fmt::join(perm, ", ")),
+      fmt::arg("w", Ints(4 * k * 9, -127, 127, rng)), fmt::arg("b", Ints(4, -2000, 2000, rng)),
+      fmt::arg("scales", scales), fmt::arg("dw", Ints(c * 9, -127, 127, rng)),
+      fmt::arg("db", Ints(c, -2000, 2000, rng)), fmt::arg("pw", Ints(3 * c, -127, 127, rng)), fmt::arg("start", start),
+      fmt::arg("step", step), fmt::arg("m4", Ints(4, 400000, 4000000, rng)),
+      fmt::arg("mc", Ints(c, 4000000, 40000000, rng)));
+}
+
+TEST(ChannelShuffle, Int8FoldsPreserveResultsBitForBit) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 6; ++trial) {
+    std::vector<int64_t> perm(8);
+    std::iota(perm.begin(), perm.end(), int64_t{0});
+    std::shuffle(perm.begin(), perm.end(), rng);
+    const int64_t start = 1 + trial % 3, step = 1 + (trial / 3) % 2;
+    auto g = ir::ParseGraph(Int8ShuffleGraph(perm, start, step, rng));
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+    ir::Tensor x(ir::DType::kI8, {1, 8, 5, 5});
+    std::uniform_int_distribution<int> u(-128, 127);
+    for (int64_t i = 0; i < x.numel(); ++i) x.data<int8_t>()[i] = static_cast<int8_t>(u(rng));
+    const auto before = Execute(**g, x);
+    auto r = RunPasses(**g, {"fold-channel-shuffle", "dce"});
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    for (const char* what : {"1 moved past depthwise convs", "1 slices", "1 composed", "2 folded into convs"})
+      EXPECT_NE((*r)[0].ToString().find(what), std::string::npos) << (*r)[0].ToString();
+    const std::string text = ir::PrintGraph(**g);
+    for (const char* op : {"gather(", "slice("}) EXPECT_EQ(text.find(op), std::string::npos) << text;
+    const auto after = Execute(**g, x);
+    for (size_t k = 0; k < before.size(); ++k)
+      EXPECT_TRUE(before[k].BytesEqual(after[k])) << "trial " << trial << " output " << k << "\n" << text;
   }
 }
 

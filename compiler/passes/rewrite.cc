@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "compiler/ir/tensor_index.h"
+#include "compiler/quant/fixed_point.h"
 
 namespace tessera::passes {
 
@@ -52,6 +53,38 @@ ir::Attrs UnitConvAttrs(int64_t group) {
   a.Set("dilations", std::vector<int64_t>{1, 1});
   a.Set("group", group);
   return a;
+}
+
+ir::Node* AddSelectionConv(ir::Graph& g, ir::Value* x, const std::vector<int64_t>& idx, const ir::QuantParams& to,
+                           const std::string& name, const std::string& layer, ir::Node* before) {
+  const StatusOr<quant::FixedPoint> fp = quant::ChooseFixedPoint({double(x->type().quant->scale[0]) / to.scale[0]});
+  if (!fp.ok()) return nullptr;
+  const ir::Shape& s = x->type().shape;
+  const int64_t c = s[1], k = static_cast<int64_t>(idx.size());
+  ir::Tensor w(ir::DType::kI8, {k, c, 1, 1});  // zero-filled
+  for (int64_t o = 0; o < k; ++o) w.data<int8_t>()[o * c + idx[static_cast<size_t>(o)]] = 1;
+  ir::Attrs a = UnitConvAttrs(1);
+  a.Set("multiplier", fp->multiplier);
+  a.Set("shift", static_cast<int64_t>(fp->shift));
+  ir::Value* wv = g.AddConstant(g.UniqueName(name + ".select"), std::move(w), ir::QuantParams::PerTensor(1.f));
+  ir::Node* conv = g.AddNode("qconv", {x, wv}, {g.UniqueName(name + ".conv")}, std::move(a), layer, before);
+  conv->output()->set_type(ir::TensorType(ir::DType::kI8, {s[0], k, s[2], s[3]}, to));
+  return conv;
+}
+
+bool IsIdentitySelection(const ir::Node& n) {
+  if (n.op() != "qconv" || n.num_inputs() != 2 || !n.input(1)->is_constant() || n.attrs().Int("group", 1) != 1 ||
+      n.attrs().Ints("strides", {1, 1}) != std::vector<int64_t>{1, 1} ||
+      n.attrs().Ints("pads", {0, 0, 0, 0}) != std::vector<int64_t>{0, 0, 0, 0})
+    return false;
+  const ir::Tensor& w = n.input(1)->data();
+  if (w.dtype() != ir::DType::kI8 || w.rank() != 4 || w.dim(0) != w.dim(1) || w.dim(2) != 1 || w.dim(3) != 1)
+    return false;
+  const int64_t c = w.dim(0);
+  for (int64_t o = 0; o < c; ++o)
+    for (int64_t i = 0; i < c; ++i)
+      if (w.data<int8_t>()[o * c + i] != (o == i ? 1 : 0)) return false;
+  return true;
 }
 
 }  // namespace tessera::passes

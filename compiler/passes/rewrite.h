@@ -34,4 +34,15 @@ std::optional<std::vector<int64_t>> ChannelIndices(const ir::Node& n, ir::DType 
 // groups (the 1x1 convs that rewrites build).
 ir::Attrs UnitConvAttrs(int64_t group);
 
+// A 1x1 qconv before `before` taking channels idx of rank-4 int8 x (0/1
+// weights) into the parameters `to`: y[k] = clamp(MULSHR(x[idx[k]] - z_x,
+// s_x / s_to) + z_to), a channel gather and a requantization with zero points
+// in one GEMM pass. nullptr if s_x / s_to has no fixed-point form.
+ir::Node* AddSelectionConv(ir::Graph& g, ir::Value* x, const std::vector<int64_t>& idx, const ir::QuantParams& to,
+                           const std::string& name, const std::string& layer, ir::Node* before);
+
+// n is such a qconv with identity weights (all channels in order, no bias):
+// a requantization of its operand, zero points included.
+bool IsIdentitySelection(const ir::Node& n);
+
 }  // namespace tessera::passes

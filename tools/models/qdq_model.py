@@ -5,15 +5,21 @@ does it): QuantFormat.QDQ, uint8 activations with MinMax-calibrated scale and
 zero point, int8 symmetric weights (per tensor; --per-channel: axis 0), int32
 biases at scale s_x * s_w.
 
-Like quantize_static: BatchNormalization is folded into the preceding Conv
-first (ORT's graph optimizer), and a Relu after a Conv/Gemm/Add it alone reads
+Like quantize_static after ORT's pre-processing (quant_pre_process): shape
+arithmetic of the static input shape (Shape -> Gather -> ... -> Reshape's
+shape, Slice's bounds) is folded into initializers and BatchNormalization
+into the preceding Conv (ORT's graph optimizer), and a Relu after a Conv/Gemm/Add it alone reads
 is removed (its clamp is the uint8 quantization of the producer's output,
-whose range starts at 0); MaxPool/Flatten outputs reuse their input's
-parameters; every quantized activation T becomes T -> QuantizeLinear ->
+whose range starts at 0); data movement (MaxPool, Flatten, Reshape,
+Transpose, Slice, Split, Squeeze, Unsqueeze) reuses its input's parameters
+(ORT's QDQDirect8BitOp), Concat gets its own calibrated ones, ReduceMean stays
+float; every quantized activation T becomes T -> QuantizeLinear ->
 DequantizeLinear -> consumers; weights are int8 initializers read through
 DequantizeLinear. Calibration runs the float model on --calib with a small
 NumPy interpreter (Conv, BatchNormalization, Relu, Clip, Add, MaxPool,
-GlobalAveragePool, Flatten, Gemm, Softmax), which also evaluates the written
+GlobalAveragePool, ReduceMean, Flatten, Gemm, Softmax, Reshape, Transpose,
+Slice, Split, Concat, ... in KERNELS) in batches of the model's input batch
+size (quantize_static feeds what the input declares), which also evaluates the written
 QDQ model (--ref-out: ONNX QDQ semantics, QuantizeLinear rounding half to
 even) for comparison with Tessera.
 
@@ -26,8 +32,8 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-QUANTIZED_OPS = {"Conv", "Gemm", "Add", "MaxPool", "GlobalAveragePool", "Flatten"}
-SAME_PARAMS_OPS = {"MaxPool", "Flatten"}  # output reuses the input's scale and zero point
+SAME_PARAMS_OPS = {"MaxPool", "Flatten", "Reshape", "Transpose", "Slice", "Split", "Squeeze", "Unsqueeze"}
+QUANTIZED_OPS = {"Conv", "Gemm", "Add", "GlobalAveragePool", "Concat"} | SAME_PARAMS_OPS
 
 
 def attrs(node):
@@ -73,50 +79,120 @@ def dequantize(q, s, z, axis):
     return (q.astype(np.float64) - z) * s
 
 
-def run(model, x, observe=None):
-    """Evaluates `model` on x (float64); observe(name, value) sees every tensor."""
-    env = {i.name: numpy_helper.to_array(i).astype(np.float64) if i.data_type == onnx.TensorProto.FLOAT
-           else numpy_helper.to_array(i) for i in model.graph.initializer}
+def int_div(a, b):
+    return (np.trunc(a / b) if np.issubdtype(np.asarray(a).dtype, np.integer) else a / b).astype(np.asarray(a).dtype)
+
+
+def reshape(x, shape):
+    shape = [x.shape[k] if d == 0 else int(d) for k, d in enumerate(shape)]  # 0 copies (allowzero 0)
+    return x.reshape(shape)
+
+
+def slice_(x, starts, ends, axes=None, steps=None):
+    axes = range(len(starts)) if axes is None else axes
+    steps = [1] * len(starts) if steps is None else steps
+    idx = [slice(None)] * x.ndim
+    for b, e, ax, st in zip(starts, ends, axes, steps):
+        idx[int(ax)] = slice(int(b), int(e), int(st))
+    return x[tuple(idx)]
+
+
+def split(x, parts, axis, n):
+    parts = [x.shape[axis] // n] * n if parts is None else parts
+    return np.split(x, np.cumsum(parts)[:-1], axis=axis)
+
+
+def axes_of(i, a):
+    return [int(v) for v in (i[1] if len(i) > 1 and i[1] is not None else a.get("axes", []))]
+
+
+def gemm(i, a):
+    b = i[1].T if a.get("transB", 0) else i[1]
+    return i[0] @ b + (i[2] if len(i) > 2 else 0)
+
+
+def softmax(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+# op type -> f(inputs, attributes, node) -> output (or list of outputs)
+KERNELS = {
+    "Conv": lambda i, a, n: conv(i[0], i[1], i[2] if len(i) > 2 else None, a),
+    "BatchNormalization": lambda i, a, n: (i[0] - i[3][None, :, None, None]) * (
+        i[1] / np.sqrt(i[4] + a.get("epsilon", 1e-5)))[None, :, None, None] + i[2][None, :, None, None],
+    "Relu": lambda i, a, n: np.maximum(i[0], 0),
+    "Clip": lambda i, a, n: np.clip(i[0], i[1] if len(i) > 1 and i[1] is not None else -np.inf,
+                                    i[2] if len(i) > 2 and i[2] is not None else np.inf),
+    "Add": lambda i, a, n: i[0] + i[1],
+    "Mul": lambda i, a, n: i[0] * i[1],
+    "Div": lambda i, a, n: int_div(i[0], i[1]),
+    "MaxPool": lambda i, a, n: max_pool(i[0], a),
+    "GlobalAveragePool": lambda i, a, n: i[0].mean(axis=(2, 3), keepdims=True),
+    "ReduceMean": lambda i, a, n: i[0].mean(axis=tuple(axes_of(i, a)), keepdims=bool(a.get("keepdims", 1))),
+    "Flatten": lambda i, a, n: i[0].reshape(int(np.prod(i[0].shape[:a.get("axis", 1)])), -1),
+    "Gemm": lambda i, a, n: gemm(i, a),
+    "Softmax": lambda i, a, n: softmax(i[0]),
+    "Shape": lambda i, a, n: np.array(i[0].shape, np.int64),
+    "Gather": lambda i, a, n: np.take(i[0], i[1], axis=a.get("axis", 0)),
+    "Unsqueeze": lambda i, a, n: np.expand_dims(i[0], tuple(axes_of(i, a))),
+    "Squeeze": lambda i, a, n: np.squeeze(i[0], tuple(axes_of(i, a)) or None),
+    "Concat": lambda i, a, n: np.concatenate(i, axis=a["axis"]),
+    "Reshape": lambda i, a, n: reshape(i[0], i[1]),
+    "Transpose": lambda i, a, n: np.transpose(i[0], a.get("perm")),
+    "Slice": lambda i, a, n: slice_(*i),
+    "Split": lambda i, a, n: split(i[0], i[1] if len(i) > 1 else a.get("split"), a.get("axis", 0), len(n.output)),
+    "QuantizeLinear": lambda i, a, n: quantize(i[0], i[1], i[2]).astype(i[2].dtype),
+    "DequantizeLinear": lambda i, a, n: dequantize(i[0], i[1], i[2], a.get("axis", 1)),
+    "Constant": lambda i, a, n: numpy_helper.to_array(a["value"]),
+}
+
+
+def run(model, x, observe=None, env=None):
+    """Evaluates `model` on x (float64); observe(name, value) sees every tensor;
+    env (if given) receives every value."""
+    env = {} if env is None else env
+    env.update({i.name: numpy_helper.to_array(i).astype(np.float64) if i.data_type == onnx.TensorProto.FLOAT
+                else numpy_helper.to_array(i) for i in model.graph.initializer})
     env[model.graph.input[0].name] = x.astype(np.float64)
     for n in model.graph.node:
-        a, i = attrs(n), [env[v] if v else None for v in n.input]
-        t = n.op_type
-        if t == "Conv":
-            y = conv(i[0], i[1], i[2] if len(i) > 2 else None, a)
-        elif t == "BatchNormalization":
-            sc = i[1] / np.sqrt(i[4] + a.get("epsilon", 1e-5))
-            y = (i[0] - i[3][None, :, None, None]) * sc[None, :, None, None] + i[2][None, :, None, None]
-        elif t == "Relu":
-            y = np.maximum(i[0], 0)
-        elif t == "Clip":
-            y = np.clip(i[0], i[1] if len(i) > 1 and i[1] is not None else -np.inf,
-                        i[2] if len(i) > 2 and i[2] is not None else np.inf)
-        elif t == "Add":
-            y = i[0] + i[1]
-        elif t == "MaxPool":
-            y = max_pool(i[0], a)
-        elif t == "GlobalAveragePool":
-            y = i[0].mean(axis=(2, 3), keepdims=True)
-        elif t == "Flatten":
-            y = i[0].reshape(i[0].shape[0], -1)
-        elif t == "Gemm":
-            b = i[1].T if a.get("transB", 0) else i[1]
-            y = i[0] @ b + (i[2] if len(i) > 2 else 0)
-        elif t == "Softmax":
-            e = np.exp(i[0] - i[0].max(axis=-1, keepdims=True))
-            y = e / e.sum(axis=-1, keepdims=True)
-        elif t == "QuantizeLinear":
-            y = quantize(i[0], i[1], i[2]).astype(i[2].dtype)
-        elif t == "DequantizeLinear":
-            y = dequantize(i[0], i[1], i[2], a.get("axis", 1))
-        elif t == "Constant":
-            y = numpy_helper.to_array(a["value"])
-        else:
-            raise SystemExit(f"qdq_model.py: no NumPy kernel for {t}")
-        env[n.output[0]] = y
-        if observe:
-            observe(n.output[0], y)
+        if n.op_type not in KERNELS:
+            raise SystemExit(f"qdq_model.py: no NumPy kernel for {n.op_type}")
+        y = KERNELS[n.op_type]([env[v] if v else None for v in n.input], attrs(n), n)
+        for name, v in zip(n.output, y if isinstance(y, list) else [y]):
+            env[name] = v
+            if observe:
+                observe(name, v)
     return [env[o.name] for o in model.graph.output]
+
+
+def input_shape(model):
+    return [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
+
+
+def fold_shapes(model):
+    """Constant-folds what does not depend on the input's values (Shape of a
+    static shape and the arithmetic on it) into initializers, as ORT's
+    pre-processing does for a static input shape (none for a symbolic one)."""
+    g = model.graph
+    if 0 in input_shape(model):  # a symbolic dimension: ORT folds nothing either
+        return
+    env = {}
+    run(model, np.zeros(input_shape(model)), env=env)
+    static = {i.name for i in g.initializer}
+    keep = []
+    for n in g.node:
+        if n.op_type in ("Shape", "Constant") or all(v in static for v in n.input if v):
+            static.update(n.output)
+            continue
+        keep.append(n)
+    used = {v for n in keep for v in n.input}
+    inits = {i.name for i in g.initializer}
+    for v in sorted(used & static - inits):
+        val = np.asarray(env[v])
+        g.initializer.append(numpy_helper.from_array(val.astype(np.float32) if val.dtype == np.float64 else val, v))
+    del g.node[:]
+    g.node.extend(keep)
 
 
 def fold_bn(model):
@@ -206,6 +282,7 @@ def main():
     ap.add_argument("--ref-out")
     o = ap.parse_args()
     model = onnx.load(o.model)
+    fold_shapes(model)
     fold_bn(model)
     g = model.graph
     # Calibration: global min/max of every tensor.
@@ -217,9 +294,10 @@ def main():
         ranges[name] = (min(old[0], lo), max(old[1], hi))
 
     calib = np.load(o.calib).astype(np.float32)
-    for k in range(0, len(calib), 8):
-        observe(g.input[0].name, calib[k:k + 8])
-        run(model, calib[k:k + 8], observe)
+    batch = input_shape(model)[0] or 8
+    for k in range(0, len(calib), batch):
+        observe(g.input[0].name, calib[k:k + batch])
+        run(model, calib[k:k + batch], observe)
     remove_relu(model)  # after calibration, as quantize_static does
 
     inits = {i.name: i for i in g.initializer}
@@ -231,8 +309,8 @@ def main():
         for v in n.input[:1] if n.op_type in ("Conv", "Gemm") else n.input:
             if v not in inits and v not in params:
                 params[v] = scale_zp_u8(*ranges[v])
-        params[n.output[0]] = params[n.input[0]] if n.op_type in SAME_PARAMS_OPS else scale_zp_u8(
-            *ranges[n.output[0]])
+        for out in n.output:
+            params[out] = params[n.input[0]] if n.op_type in SAME_PARAMS_OPS else scale_zp_u8(*ranges[out])
     new_inits, nodes = [], []
     dq_name = {}
 
@@ -281,12 +359,13 @@ def main():
         else:
             n.input[:] = [dq_name.get(v, v) if n.op_type in QUANTIZED_OPS else v for v in n.input]
         post = []
-        out = n.output[0]
-        if out in params:
+        for k, out in enumerate(n.output):
+            if out not in params:
+                continue
             if out in outputs:  # the graph output keeps its name: producer -> Q -> DQ -> name
-                n.output[0] = out + "_pre_quant"
-                params[n.output[0]] = params[out]
-                qdq(n.output[0], post)
+                n.output[k] = out + "_pre_quant"
+                params[n.output[k]] = params[out]
+                qdq(n.output[k], post)
                 post[-1].output[0] = out
             else:
                 qdq(out, post)
