@@ -3,9 +3,11 @@
 written by tools/models/qdq_model.py) compiled for the accelerator: asserts
 that every conv/matmul MAC runs there (the share a symmetric --calib model
 gets), that sim equals the int8 CPU reference bit for bit, and that the CPU
-reference agrees with the ONNX QDQ semantics (NumPy) on the top class.
+reference agrees with the ONNX QDQ semantics (NumPy) on the top class; with
+--round-trips N, that the compile summary counts N host round trips.
 
 Usage: uint8_qdq_model_test.py --tessera BIN --models DIR --model resnet18 --work DIR [--config CONFIG]
+           [--round-trips N]
 """
 import argparse
 import os
@@ -34,6 +36,7 @@ def main():
     ap.add_argument("--model", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--config", default=os.path.join(ROOT, "configs", "default.json"))
+    ap.add_argument("--round-trips", type=int)
     o = ap.parse_args()
     src, w = os.path.join(o.models, o.model), o.work
     os.makedirs(w, exist_ok=True)
@@ -45,6 +48,9 @@ def main():
     share = float(re.search(r"offload: ([0-9.]+)% of", out).group(1))
     if share != 100.0 or "note:" in out:
         sys.exit(f"FAILED: {share}% of the MACs on the accelerator (want 100%)")
+    trips = int(re.search(r"; ([0-9]+) host round trips", out).group(1))
+    if o.round_trips is not None and trips != o.round_trips:
+        sys.exit(f"FAILED: {trips} host round trips (want {o.round_trips})")
     for t in ("sim", "cpu"):
         run([o.tessera, "run", os.path.join(w, "u8.tsr"), "--target", t, "--input", os.path.join(src, "input.npy"),
              "--output", os.path.join(w, t + ".npy")])
