@@ -4,12 +4,15 @@
 // then it looks at every quantize node q = quantize(p(dequantize(..))):
 //   conv/gemm/matmul -> qconv/qmatmul (fold_qdq_gemm.cc), matmul of two
 //   activations -> qbatch_matmul, add -> qadd,
-//   avg_pool/global_avg_pool -> qavg_pool, relu/clip -> requantize,
+//   avg_pool/global_avg_pool -> qavg_pool (with zero points: a depthwise
+//   qconv of ones, unless the host quantized its operand), relu/clip ->
+//   requantize,
 //   hard_sigmoid/hard_swish -> qhard_sigmoid/qhard_swish,
 //   max_pool and data movement -> the same op on int8 (+ requantize if the
 //   scale changes), concat -> requantize inputs (with zero points: 1x1
 //   identity qconvs) + concat,
-//   quantize(dequantize(x)) -> x or requantize.
+//   quantize(dequantize(x)) -> x or requantize,
+//   quantize(reshape-like(float v)) -> the same op after quantize(v).
 // Ops that do not match stay float between dequantize and quantize: they run
 // on the CPU. Both ONNX QDQ models and the post-training quantizer use this.
 //   before: %a = dequantize(%xq)  %w = dequantize(%wq)  %c = conv(%a, %w, %b) {act_min=0}  %y = quantize(%c)
@@ -165,6 +168,24 @@ bool FoldMovement(ir::Graph& g, ir::Node* q, ir::Node* p) {
   return true;
 }
 
+// quantize(m(v)) -> m(quantize(v)) for a reshape-like m whose operand is a
+// float result only m reads: the quantize moves up to v's producer, where it
+// may fold (ONNX Runtime leaves ReduceMean float: global_avg_pool + flatten).
+bool HoistQuantize(ir::Graph& g, ir::Node* q, ir::Node* p) {
+  static const std::vector<std::string> kReshapes = {"reshape", "flatten", "squeeze", "unsqueeze", "transpose"};
+  ir::Value* v = p->input(0);
+  if (std::find(kReshapes.begin(), kReshapes.end(), p->op()) == kReshapes.end() || !v->producer() ||
+      v->producer()->op() == "dequantize" || v->type().dtype != ir::DType::kF32 || !SingleNodeUse(g, v))
+    return false;
+  const ir::TensorType& y = q->output()->type();
+  ir::Node* vq = g.AddNode("quantize", {v}, {g.UniqueName(v->name() + ".q")}, {}, "", p);
+  vq->output()->set_type(ir::TensorType(y.dtype, v->type().shape, y.quant));
+  std::vector<ir::Value*> in = p->inputs();
+  in[0] = vq->output();
+  ReplaceQuantize(g, q, p->op(), in, p->attrs());
+  return true;
+}
+
 bool FoldClamp(ir::Graph& g, ir::Node* q, ir::Node* p) {
   ir::Value* x = Dq(p->input(0));
   if (!x || !SymI8(x->type()) || !SymI8(q->output()->type())) return false;
@@ -275,10 +296,32 @@ bool FoldBatchMatMul(ir::Graph& g, ir::Node* q, ir::Node* p) {
   return true;
 }
 
+// An average pool with zero points (ONNX Runtime's uint8; qavg_pool takes
+// none): a depthwise qconv
+// with all-one weights, acc = Σ (x − z_x) over the window (padding is z_x:
+// count_include_pad's zeros), times s_x / (s_y · count), plus z_y.
+bool FoldAvgPoolZp(ir::Graph& g, ir::Node* q, ir::Value* x, const std::vector<int64_t>& kernel, ir::Attrs a,
+                   int64_t count) {
+  const ir::TensorType& y = q->output()->type();
+  auto fp = quant::ChooseFixedPoint({double(Scale(x)) / (y.quant->scale[0] * double(count))});
+  if (!fp.ok()) return false;
+  const int64_t c = x->type().shape[1];
+  ir::Tensor w(ir::DType::kI8, {c, 1, kernel[0], kernel[1]});
+  std::fill(w.data<int8_t>(), w.data<int8_t>() + w.numel(), int8_t{1});
+  a.Erase("kernel");
+  a.Set("group", c);
+  a.Set("multiplier", fp->multiplier);
+  a.Set("shift", static_cast<int64_t>(fp->shift));
+  ir::Value* wv =
+      g.AddConstant(g.UniqueName(q->output()->name() + ".ones"), std::move(w), ir::QuantParams::PerTensor(1));
+  ReplaceQuantize(g, q, "qconv", {x, wv}, a);
+  return true;
+}
+
 bool FoldAvgPool(ir::Graph& g, ir::Node* q, ir::Node* p) {
   ir::Value* x = Dq(p->input(0));
   const ir::TensorType& y = q->output()->type();
-  if (!x || !SymI8(x->type()) || !SymI8(y) || x->type().rank() != 4) return false;
+  if (!x || !PerTensorI8(x->type()) || !PerTensorI8(y) || x->type().rank() != 4) return false;
   ir::Attrs a;
   int64_t count;
   if (p->op() == "global_avg_pool") {
@@ -294,6 +337,12 @@ bool FoldAvgPool(ir::Graph& g, ir::Node* q, ir::Node* p) {
     a.Set("strides", p->attrs().Ints("strides", {1, 1}));
     a.Set("pads", pads);
     count = k[0] * k[1];
+  }
+  if (!SymI8(x->type()) || !SymI8(y)) {
+    // An operand quantized by the host (after a float op) keeps the pool there
+    // too: on the device it would upload the whole map instead of the result.
+    if (x->producer() && x->producer()->op() == "quantize") return false;
+    return FoldAvgPoolZp(g, q, x, a.Ints("kernel"), a, count);
   }
   auto fp = quant::ChooseFixedPoint({double(Scale(x)) / (y.quant->scale[0] * double(count))});
   if (!fp.ok()) return false;
@@ -460,7 +509,7 @@ StatusOr<PassStats> FoldQdq(ir::Graph& g) {
       else if (op == "dequantize")
         done = FoldRoundTrip(g, q, p);
       else if (IsMovement(op))
-        done = FoldMovement(g, q, p);
+        done = FoldMovement(g, q, p) || HoistQuantize(g, q, p);
       if (!done) continue;
       stats.Count(op == "dequantize" ? "round trips" : op);
       again = true;
