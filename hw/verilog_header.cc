@@ -90,6 +90,8 @@ std::string GenerateVerilogHeader(const HwConfig& cfg) {
   w.Int("TSR_ACC_IDX_BITS", cfg.acc_idx_bits);
   w.Int("TSR_UOP_IDX_BITS", cfg.uop_idx_bits);
   w.Int("TSR_MACS_PER_CYCLE", cfg.macs_per_cycle);
+  w.Int("TSR_ALU_LANES", cfg.alu_lane_count, "alu.lanes (0: one per element)");
+  w.Int("TSR_ALU_PASSES", timing::AluPasses(cfg), "passes of the lanes over a row (sim/timing.h)");
   // Bits of a device address below dram.size_bytes, and of a stream index or
   // instruction count (a launched stream lies in the DRAM window: at most
   // size / 16 instructions): the RTL's address and index widths.

@@ -165,6 +165,11 @@ Status Validate(HwConfig& c, const std::string& source) {
     *b.bits = CeilLog2(static_cast<uint64_t>(*b.entries));
   }
   c.macs_per_cycle = int64_t{c.batch} * c.block_in * c.block_out;
+  const int vec = c.batch * c.block_out;
+  if (c.alu_lanes != 0 && vec % c.alu_lanes != 0)
+    return key_error("alu.lanes", fmt::format("must divide the ALU's {} elements (gemm.batch x gemm.block_out), got {}",
+                                              vec, c.alu_lanes));
+  c.alu_lane_count = c.alu_lanes == 0 ? vec : c.alu_lanes;
   TSR_ASSIGN_OR_RETURN(c.layout, ComputeIsaLayout(c, DefaultIsaTables(), source));
   c.isa_fingerprint = IsaFingerprint(c, DefaultIsaTables());
   return OkStatus();
@@ -313,6 +318,8 @@ std::string DescribeHwConfig(const HwConfig& c) {
          p.effect == ParamEffect::kBehaviour ? "*" : "");
   line("  gemm core           {} x {} x {}  ({} MACs/cycle, {:.1f} GOPS peak)", c.batch, c.block_in, c.block_out,
        c.macs_per_cycle, 2.0 * c.macs_per_cycle * c.clock_mhz / 1000.0);
+  line("  alu                 {} lanes over {} elements ({} passes per iteration)", c.alu_lane_count,
+       c.batch * c.block_out, c.batch * c.block_out / c.alu_lane_count);
   line("  datatypes           inp int{}, wgt int{}, acc int{}, out int{}", c.inp_bits, c.wgt_bits, c.acc_bits,
        c.out_bits);
   line("  scratchpad   bytes      tile bytes  entries  index bits");
@@ -374,8 +381,9 @@ value refuse another. *Timing* parameters change only how long things take.
                      p.effect == ParamEffect::kBehaviour ? "behaviour" : "timing", ParamValueText(p, c), p.summary);
   }
   s += R"(
-Cross-parameter rules: `datatypes.acc_bits >= datatypes.inp_bits`; every
-scratchpad holds at least one tile; every instruction format must fit in
+Cross-parameter rules: `datatypes.acc_bits >= datatypes.inp_bits`;
+`alu.lanes` divides `gemm.batch` x `gemm.block_out`; every scratchpad holds
+at least one tile; every instruction format must fit in
 128 bits and the uop in 32 (the error names the config-derived fields).
 )";
   return s;

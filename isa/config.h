@@ -47,6 +47,7 @@ struct HwConfig {
   int64_t inp_entries = 0, wgt_entries = 0, acc_entries = 0, uop_entries = 0;
   int inp_idx_bits = 0, wgt_idx_bits = 0, acc_idx_bits = 0, uop_idx_bits = 0;
   int64_t macs_per_cycle = 0;  // BATCH x BLOCK_IN x BLOCK_OUT
+  int alu_lane_count = 0;      // alu.lanes resolved (0: BATCH x BLOCK_OUT, one lane per element)
   IsaLayout layout;
   // Hash of the ISA layout and tables and of every kBehaviour parameter
   // (isa/fingerprint.h). Programs and compiled artifacts record it; devices

@@ -159,6 +159,25 @@ TEST(HwConfigErrors, BufferTooSmallForOneTile) {
             "bytes (set by gemm.* and datatypes.*)");
 }
 
+TEST(HwConfigErrors, AluLanesDivideTheVector) {
+  auto j = DefaultJson();  // 1 x 16 elements
+  j["alu"]["lanes"] = 3;
+  EXPECT_EQ(ErrorOf(j),
+            "test.json: key 'alu.lanes': must divide the ALU's 16 elements (gemm.batch x gemm.block_out), got 3");
+  j["alu"]["lanes"] = 32;
+  EXPECT_EQ(ErrorOf(j),
+            "test.json: key 'alu.lanes': must divide the ALU's 16 elements (gemm.batch x gemm.block_out), got 32");
+  j["alu"]["lanes"] = 4;
+  auto four = ParseHwConfig(j.dump(), "test.json");
+  ASSERT_TRUE(four.ok()) << four.status().ToString();
+  EXPECT_EQ(four->alu_lane_count, 4);
+  j["alu"]["lanes"] = 0;  // one lane per element
+  auto full = ParseHwConfig(j.dump(), "test.json");
+  ASSERT_TRUE(full.ok()) << full.status().ToString();
+  EXPECT_EQ(full->alu_lane_count, 16);
+  EXPECT_EQ(full->isa_fingerprint, four->isa_fingerprint);  // timing only
+}
+
 TEST(HwConfigErrors, FieldNoLongerFitsInstruction) {
   auto j = DefaultJson();
   j["scratchpads"]["uop_bytes"] = 1 << 20;  // 18-bit uop indices overflow 128 bits

@@ -15,10 +15,10 @@ bool PushWaitsForOlder(const Instruction& younger, const Instruction& older) {
   return false;
 }
 
-int64_t AluLoopCycles(bool reads_source, int64_t outer, int64_t inner, const int64_t* uop_src, int64_t uops,
-                      int64_t src_out, int64_t src_in) {
-  const int64_t total = outer * inner * uops;
-  if (!reads_source || total == 0) return total;
+int64_t AluLoopCycles(const HwConfig& cfg, bool reads_source, int64_t outer, int64_t inner, const int64_t* uop_src,
+                      int64_t uops, int64_t src_out, int64_t src_in) {
+  const int64_t total = outer * inner * uops, passes = total * (AluPasses(cfg) - 1);
+  if (!reads_source || total == 0) return total + passes;
   // Iterations run (outer, inner, uop); one repeats its predecessor's source when
   // the two differ only by offsets that cancel.
   int64_t repeats_in_uops = 0;
@@ -27,7 +27,7 @@ int64_t AluLoopCycles(bool reads_source, int64_t outer, int64_t inner, const int
   int64_t repeats = outer * inner * repeats_in_uops;
   if (first + src_in == last) repeats += outer * (inner - 1);
   if (first + src_out == last + (inner - 1) * src_in) repeats += outer - 1;
-  return total + (total - repeats);  // the other iterations read a new source row: 2 cycles
+  return total + (total - repeats) + passes;  // the other iterations read a new source row: 2 cycles
 }
 
 int64_t FirstStartCycle(const HwConfig& cfg, int64_t count) {

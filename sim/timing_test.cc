@@ -17,22 +17,46 @@ namespace tessera {
 namespace {
 
 TEST(Timing, AluLoopCyclesMatchesTheOperandRule) {
-  std::mt19937_64 rng(7);
-  for (int trial = 0; trial < 2000; ++trial) {
-    const int64_t outer = 1 + rng() % 5, inner = 1 + rng() % 5, uops = 1 + rng() % 4;
-    const int64_t src_out = rng() % 4, src_in = rng() % 3;
-    std::vector<int64_t> src(static_cast<size_t>(uops));
-    for (auto& s : src) s = rng() % 4;
-    const bool reads = rng() % 4 != 0;
-    int64_t want = 0, prev = timing::kNoSource;
-    for (int64_t i = 0; i < outer; ++i)
-      for (int64_t j = 0; j < inner; ++j)
-        for (int64_t u = 0; u < uops; ++u) {
-          const int64_t s = src[static_cast<size_t>(u)] + i * src_out + j * src_in;
-          want += timing::AluIterationCycles(reads, s, prev);
-          prev = s;
-        }
-    EXPECT_EQ(timing::AluLoopCycles(reads, outer, inner, src.data(), uops, src_out, src_in), want) << "trial " << trial;
+  // Full lanes (tiny: 1 pass) and one lane over 4 elements (ice40-up5k: 4 passes).
+  for (const char* path : {"configs/tiny.json", "configs/ice40-up5k.json"}) {
+    auto cfg = LoadHwConfig(path);
+    ASSERT_TRUE(cfg.ok()) << cfg.status().ToString();
+    std::mt19937_64 rng(7);
+    for (int trial = 0; trial < 2000; ++trial) {
+      const int64_t outer = 1 + rng() % 5, inner = 1 + rng() % 5, uops = 1 + rng() % 4;
+      const int64_t src_out = rng() % 4, src_in = rng() % 3;
+      std::vector<int64_t> src(static_cast<size_t>(uops));
+      for (auto& s : src) s = rng() % 4;
+      const bool reads = rng() % 4 != 0;
+      int64_t want = 0, prev = timing::kNoSource;
+      for (int64_t i = 0; i < outer; ++i)
+        for (int64_t j = 0; j < inner; ++j)
+          for (int64_t u = 0; u < uops; ++u) {
+            const int64_t s = src[static_cast<size_t>(u)] + i * src_out + j * src_in;
+            want += timing::AluIterationCycles(*cfg, reads, s, prev);
+            prev = s;
+          }
+      EXPECT_EQ(timing::AluLoopCycles(*cfg, reads, outer, inner, src.data(), uops, src_out, src_in), want)
+          << path << " trial " << trial;
+    }
+  }
+}
+
+// The lanes rule: V / L passes, V / L - 1 cycles more per iteration.
+TEST(Timing, AluLanesAddPassesPerIteration) {
+  auto cfg = LoadHwConfig("configs/default.json");  // 16 elements
+  ASSERT_TRUE(cfg.ok());
+  const int64_t src = 5;
+  for (int lanes : {0, 16, 8, 4, 1}) {
+    cfg->alu_lanes = lanes;
+    ASSERT_TRUE(ValidateHwConfig(*cfg, "test").ok());
+    const int64_t extra = (lanes == 0 ? 1 : 16 / lanes) - 1;
+    EXPECT_EQ(timing::AluPasses(*cfg), extra + 1);
+    EXPECT_EQ(timing::AluIterationCycles(*cfg, true, 3, timing::kNoSource), 2 + extra) << lanes;
+    EXPECT_EQ(timing::AluIterationCycles(*cfg, true, 3, 3), 1 + extra) << lanes;
+    EXPECT_EQ(timing::AluIterationCycles(*cfg, false, 3, 2), 1 + extra) << lanes;
+    // 2 x 3 iterations, all reading row 5: one 2-cycle read, then the operand register.
+    EXPECT_EQ(timing::AluLoopCycles(*cfg, true, 2, 3, &src, 1, 0, 0), 7 + 6 * extra) << lanes;
   }
 }
 

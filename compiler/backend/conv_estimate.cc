@@ -102,7 +102,7 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
   // ALU over a tile's accumulator rows: `vec` reads one parameter row per output block.
   auto alu = [&](int64_t tob, int64_t pixels, bool vec) {
     const int64_t src = 0;
-    return timing::AluCycles(cfg, timing::AluLoopCycles(vec, tob, pixels, &src, 1, vec ? 1 : 0, 0));
+    return timing::AluCycles(cfg, timing::AluLoopCycles(cfg, vec, tob, pixels, &src, 1, vec ? 1 : 0, 0));
   };
 
   const int64_t t0 = timing::FirstStartCycle(cfg, 4 * t.tiles + 8);
@@ -160,9 +160,9 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
               if (t.residual_add) {  // the residual's acc8 load; MULSHR both; ADD; SHR and clamp (or MULSHRC)
                 const int64_t one_row = 0;
                 x += tob * dma.Load(th, tw * E_in, g.ow * E_in, 0) + 2 * alu(tob, pixels, true) +
-                     timing::AluCycles(cfg, 2 * tob * pixels) +
+                     timing::AluCycles(cfg, timing::AluLoopCycles(cfg, true, tob, pixels, &one_row, 1, pixels, 1)) +
                      (e.residual_passes == 1
-                          ? timing::AluCycles(cfg, timing::AluLoopCycles(true, tob, pixels, &one_row, 1, 0, 0))
+                          ? timing::AluCycles(cfg, timing::AluLoopCycles(cfg, true, tob, pixels, &one_row, 1, 0, 0))
                           : e.residual_passes * alu(tob, pixels, false));
               }
             }

@@ -11,9 +11,12 @@
 //         writes acc in S+j+P_gemm; `done` in End = S + I + P_gemm.
 //   ALU:  iteration i owns the acc read port for c_i cycles (c_i = 2: the
 //         source row, then the destination row; 1: the destination row only,
-//         the source held in the operand register), the lane result is
-//         written P_alu - 2 register stages later; `done` in
-//         End = S + sum c_i + P_alu.
+//         the source held in the operand register); the TSR_ALU_LANES lanes
+//         take the row in NP = TSR_ALU_PASSES passes (E, one cycle each; the
+//         next iteration's first read waits for the last: NP - 1 cycles more
+//         per iteration), the row's result is written P_alu - 2 register
+//         stages after the last pass; `done` in End = S + sum c_i + P_alu
+//         (c_i including the NP - 1).
 // Accumulator hazards follow ref's sequential order without stalls: a read
 // that misses a write still in flight (or committed in the read's own cycle)
 // takes the youngest such write's data; the operand register snoops writes.
@@ -84,7 +87,11 @@ module tsr_compute_exec #(
   localparam int P_ALU = TSR_CFG_TIMING_ALU_PIPELINE_DEPTH;
   localparam int GP = P_GEMM - 2;  // GEMM core register stages
   localparam int AP = P_ALU - 2;  // ALU result register stages
-  localparam int CNT_W = 7;  // P_gemm, P_alu <= 64 (isa/config.def)
+  localparam int NL = TSR_ALU_LANES;  // ALU lanes (alu.lanes)
+  localparam int NP = TSR_ALU_PASSES;  // passes of the lanes over a row
+  localparam int GW = NL * AW_;  // one pass's elements
+  localparam int PC_W = $clog2(NP) + 1;
+  localparam int CNT_W = 7 + $clog2(NP);  // P_gemm, P_alu <= 64 (isa/config.def), plus NP - 1
   // Full-width index offsets: uop field + (2^IT_W - 1) * 2 * step < 2^(IT_W+AW+1).
   localparam int DOW = IT_W + ACC_AW + 1;
   localparam int SOW = IT_W + SRC_W + 1;
@@ -230,7 +237,7 @@ module tsr_compute_exec #(
   assign uop_re = c_on;
   assign uop_ra = c_addr;
 
-  logic stall;  // stage A takes a second read cycle (ALU source row)
+  logic stall;  // stage A takes a second read cycle (ALU source row) or the lanes' passes hold it
   logic advance;
   assign advance = c_on && !stall;
 
@@ -411,7 +418,23 @@ module tsr_compute_exec #(
   logic [SRC_W-1:0] p_src;
   logic need2;
   assign need2 = a_valid && q_alu && reads_src && !(p_v && p_src == a_src);
-  assign stall = need2;
+  logic rd_last;  // an ALU iteration reads its destination row: E starts next cycle
+  assign rd_last = (a_valid && q_alu && !need2) || a2_valid;
+  // With NP passes the next iteration reaches A NP cycles after rd_last: the
+  // uop read is held for NP - 1 cycles from rd_last on.
+  logic pass_stall;
+  if (NP == 1) begin : g_one_pass
+    assign pass_stall = 1'b0;
+  end else begin : g_pass_stall
+    logic [PC_W-1:0] hold;
+    always_ff @(posedge clk) begin
+      if (rst) hold <= '0;
+      else if (rd_last) hold <= PC_W'(NP - 2);
+      else if (hold != '0) hold <= hold - PC_W'(1);
+    end
+    assign pass_stall = rd_last || hold != '0;
+  end
+  assign stall = need2 || pass_stall;
 
   logic a2_valid, a2_last;
   logic [ACC_AW-1:0] a2_dst;
@@ -426,11 +449,11 @@ module tsr_compute_exec #(
       e_valid <= 1'b0;
     end else begin
       a2_valid <= need2;
-      e_valid <= (a_valid && q_alu && !need2) || a2_valid;
+      e_valid <= rd_last;
     end
     a2_dst <= a_dst;
     a2_last <= a_last;
-    e_dst <= a2_valid ? a2_dst : a_dst;
+    if (NP == 1 || rd_last) e_dst <= a2_valid ? a2_dst : a_dst;  // held through the passes
   end
 
   // The operand register: the source row as of the last commit.
@@ -449,9 +472,12 @@ module tsr_compute_exec #(
     end
   end
 
-  // E and AP result stages s[0..AP-1] (s[0] youngest); the write leaves the
-  // last stage (or E when AP = 0).
+  // E (NP passes; e_valid marks the first, e_fin the last) and AP result
+  // stages s[0..AP-1] (s[0] youngest) of whole rows; the write leaves the
+  // last stage (or E's last pass when AP = 0). The operands are forwarded in
+  // the first pass (e_dv, e_b) and held for the others.
   logic [ACC_DW-1:0] e_dv, e_ov, e_b, e_res;
+  logic e_fin;
   logic [ACC_DW-1:0] imm_row;
   for (genvar l = 0; l < LANES; l++) begin : g_imm
     assign imm_row[l*AW_+:AW_] = AW_'($signed(q_imm));
@@ -465,7 +491,7 @@ module tsr_compute_exec #(
       e_dv = (wl_v && wl_a == e_dst) ? wl_d : acc_rd;
       e_ov = op_q;
     end
-    assign alu_we = e_valid;
+    assign alu_we = e_fin;
     assign alu_wa = e_dst;
     assign alu_wd = e_res;
   end else begin : g_apn
@@ -474,7 +500,7 @@ module tsr_compute_exec #(
     logic [ACC_DW-1:0] s_d[AP];
     always_ff @(posedge clk) begin
       if (rst) s_v <= '0;
-      else s_v[0] <= e_valid;
+      else s_v[0] <= e_fin;
       s_a[0] <= e_dst;
       s_d[0] <= e_res;
       for (int s = 1; s < AP; s++) begin
@@ -497,8 +523,33 @@ module tsr_compute_exec #(
   end
 
   assign e_b = q_use_imm ? imm_row : e_ov;
+  // The lanes' operands and results of one pass (group p: elements p*NL ..).
+  logic [GW-1:0] l_dv, l_b, l_res;
+  if (NP == 1) begin : g_full
+    assign e_fin = e_valid;
+    assign l_dv = e_dv;
+    assign l_b = e_b;
+    assign e_res = l_res;
+  end else begin : g_shared
+    localparam int RW = ACC_DW - GW;  // the groups after the first
+    logic [PC_W-1:0] left;  // passes left after this one, from the second pass on
+    logic [RW-1:0] x_dv, x_b, x_res;
+    always_ff @(posedge clk) begin
+      if (rst) left <= '0;
+      else if (e_valid) left <= PC_W'(NP - 1);
+      else if (left != '0) left <= left - PC_W'(1);
+      // Operand groups shift down (the next pass's at the bottom), results in at the top.
+      x_dv <= e_valid ? e_dv[ACC_DW-1:GW] : RW'(x_dv >> GW);
+      x_b <= e_valid ? e_b[ACC_DW-1:GW] : RW'(x_b >> GW);
+      x_res <= RW'({l_res, x_res} >> GW);
+    end
+    assign e_fin = left == PC_W'(1);
+    assign l_dv = e_valid ? e_dv[GW-1:0] : x_dv[GW-1:0];
+    assign l_b = e_valid ? e_b[GW-1:0] : x_b[GW-1:0];
+    assign e_res = {l_res, x_res};
+  end
   if (HAS_ALU) begin : g_lanes
-    for (genvar l = 0; l < LANES; l++) begin : g_lane
+    for (genvar l = 0; l < NL; l++) begin : g_lane
       logic [AW_-1:0] r;
       tsr_alu_lane #(
           .W(AW_),
@@ -513,19 +564,19 @@ module tsr_compute_exec #(
           .OP_MULSHRC(OP_W'(TSR_ALU_MULSHRC))
       ) u_lane (
           .op(q_op),
-          .dst(e_dv[l*AW_+:AW_]),
-          .b(e_b[l*AW_+:AW_]),
+          .dst(l_dv[l*AW_+:AW_]),
+          .b(l_b[l*AW_+:AW_]),
           .shamt(q_imm[TSR_ALU_IMM_SHIFT_LSB+:TSR_ALU_IMM_SHIFT_W]),
           .clip({q_imm[TSR_ALU_IMM_RELU_LSB], q_imm[TSR_ALU_IMM_C_LSB+:TSR_ALU_IMM_C_W]}),
           .result(r)
       );
-      assign e_res[l*AW_+:AW_] = q_reset ? '0 : r;
+      assign l_res[l*AW_+:AW_] = q_reset ? '0 : r;
     end
   end else begin : g_no_lanes
-    assign e_res = '0;
+    assign l_res = '0;
     /* verilator lint_off UNUSEDSIGNAL */  // the ALU operands of the pipe not built
     logic unused;
-    assign unused = ^{q_op, e_dv, e_b};
+    assign unused = ^{q_op, l_dv, l_b};
     /* verilator lint_on UNUSEDSIGNAL */
   end
 
@@ -568,7 +619,8 @@ module tsr_compute_exec #(
       tail_on <= 1'b0;
     end else if (tail_ev) begin
       tail_on <= 1'b1;
-      tail_cnt <= CNT_W'(k_alu ? P_ALU - 1 : P_GEMM - 1);
+      // An ALU's last iteration: its NP - 1 further passes too (none when the loop is empty).
+      tail_cnt <= !k_alu ? CNT_W'(P_GEMM - 1) : (start && !c_on) ? CNT_W'(P_ALU - 1) : CNT_W'(P_ALU + NP - 2);
     end else if (tail_on) begin
       tail_on <= tail_cnt != '0;
       tail_cnt <= tail_cnt - CNT_W'(1);
