@@ -21,6 +21,7 @@
 #include "isa/asm.h"
 #include "isa/config.h"
 #include "isa/regs.h"
+#include "sim/timing.h"
 #include "tests/support/device_diff.h"
 #include "tests/support/random_isa.h"
 #include "tests/support/random_program.h"
@@ -91,8 +92,11 @@ TEST_P(RtlVsSim, RandomValidPrograms) {
   testing::DevicePair pair(cfg, "sim", "rtl");
   ASSERT_TRUE(pair.ok());
   int ran = 0, unaligned = 0, split = 0, overlapped = 0;
+  int64_t alu_iterations = 0;
   for (int seed = 0; seed < SeedsPerConfig(); ++seed) {
     Program p = testing::RandomValidProgram(cfg, static_cast<uint64_t>(seed));
+    for (const Instruction& in : p.insns)
+      if (in.op() == Opcode::kAlu) alu_iterations += timing::GemmIterations(in);
     if (seed % 2 == 1) {
       const Unaligned u = UnalignUops(&p, 1 + seed / 2 % 7, seed % 4 == 3 ? 1 + seed / 4 % 3 : 0);
       unaligned += u.loads;
@@ -113,6 +117,11 @@ TEST_P(RtlVsSim, RandomValidPrograms) {
     EXPECT_EQ(overlapped, 0);
   } else if (SeedsPerConfig() >= 20) {
     EXPECT_GT(overlapped, 0);
+  }
+  // The ALU ran many iterations (on ice40-up5k: its one lane's passes, alu.lanes).
+  // (~50 a program: 10,299 over the 200 default seeds on ice40-up5k.)
+  if (SeedsPerConfig() >= 20) {
+    EXPECT_GT(alu_iterations, 20 * SeedsPerConfig()) << cfg.name;
   }
   // The unaligned and two-row uop LOADs above did run (with enough seeds).
   if (SeedsPerConfig() >= 8) {
