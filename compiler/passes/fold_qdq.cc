@@ -178,6 +178,7 @@ bool HoistQuantize(ir::Graph& g, ir::Node* q, ir::Node* p) {
       v->producer()->op() == "dequantize" || v->type().dtype != ir::DType::kF32 || !SingleNodeUse(g, v))
     return false;
   const ir::TensorType& y = q->output()->type();
+  if (!y.quant || y.quant->per_axis()) return false;  // an axis would not survive the reshape
   ir::Node* vq = g.AddNode("quantize", {v}, {g.UniqueName(v->name() + ".q")}, {}, "", p);
   vq->output()->set_type(ir::TensorType(y.dtype, v->type().shape, y.quant));
   std::vector<ir::Value*> in = p->inputs();
