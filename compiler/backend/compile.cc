@@ -243,6 +243,7 @@ class Compiler {
         TSR_ASSIGN_OR_RETURN(Slot sx, buffer_slot(in_buf));
         TSR_ASSIGN_OR_RETURN(Slot sy, buffer_slot(out_buf));
         TSR_ASSIGN_OR_RETURN(ConvCodegen c, gemm_layer(blocks, wb));
+        c.nonzero = p.nonzero;
         if (p.op == AccelOp::kDense) {
           c.in = ActView{sx, 0, 0, 1, blocks.icb};
           c.out = ActView{sy, 0, 0, 1, blocks.ocb};

@@ -5,8 +5,10 @@
 #include <optional>
 #include <set>
 #include <utility>
+#include <vector>
 
 #include "compiler/backend/conv_pool.h"
+#include "compiler/backend/weight_tiles.h"
 #include "isa/alu.h"
 #include "isa/config.h"
 #include "runtime/kernel.h"
@@ -41,7 +43,14 @@ class ConvEmitter {
       TSR_RETURN_IF_ERROR(s_.Load(MemType::kAcc, 2 * t_.tob, c_.add_params, 0, Dma2D{1, 3}).WithContext(c_.name));
       TSR_RETURN_IF_ERROR(CopyParams(2 * t_.tob, 3));
     }
-    const int64_t total_tiles = t_.tiles, total_out = t_.tiles / t_.ic_tiles;
+    // Each oc tile's ic tiles that read a non-zero weight tile.
+    std::vector<std::vector<IcTile>> ics;
+    int64_t per_image = 0;
+    for (int64_t ot = 0; ot < t_.oc_tiles; ++ot) {
+      ics.push_back(IcTilesOf(b_, t_, kk_, c_.nonzero, ot * t_.tob));
+      per_image += static_cast<int64_t>(ics.back().size()) * t_.h_tiles * t_.w_tiles;
+    }
+    const int64_t total_tiles = b_.nb * per_image, total_out = t_.tiles / t_.ic_tiles;
     int64_t tile = 0, otile = 0;
     for (int64_t n = 0; n < b_.nb; ++n)
       for (int64_t ot = 0; ot < t_.oc_tiles; ++ot)
@@ -69,12 +78,14 @@ class ConvEmitter {
               TSR_RETURN_IF_ERROR(s_.Load(MemType::kAcc, 0, c_.params, x.ob0, d).WithContext(c_.name));
               TSR_RETURN_IF_ERROR(CopyParams(0, 2 * x.tob));
             }
-            for (int64_t it = 0; it < t_.ic_tiles; ++it, ++tile) {
-              x.j0 = it * t_.tib;
-              x.tib = b_.depthwise ? 1 : std::min(t_.tib, b_.ibpo - x.j0);
+            const std::vector<IcTile>& its = ics[static_cast<size_t>(ot)];
+            for (size_t it = 0; it < its.size(); ++it, ++tile) {
+              x.ic = &its[it];
+              x.j0 = x.ic->j0;
+              x.tib = x.ic->tib;
               x.slot = static_cast<int>(tile % 2);
               x.first = it == 0;
-              x.last = it == t_.ic_tiles - 1;
+              x.last = it + 1 == its.size();
               TSR_RETURN_IF_ERROR(LoadStage(x, tile));
               TSR_RETURN_IF_ERROR(ComputeStage(x, tile, otile, total_tiles, total_out));
             }
@@ -91,6 +102,7 @@ class ConvEmitter {
     int64_t n, ob0, tob, oh0, th, ow0, tw, in_h, in_w, j0, tib;
     int slot, aslot;
     bool first, last;
+    const IcTile* ic;  // the weight tiles its GEMM reads
   };
   // With overlap, an output tile's epilogue (requantize, residual add) and
   // its STORE are emitted after the next tile's first GEMM, which fills the
@@ -128,11 +140,19 @@ class ConvEmitter {
     const Dma2D d = WindowDma(x.oh0 * g_.sh - g_.pt, x.ow0 * g_.sw - g_.pl, x.in_h, x.in_w, g_.ih, g_.iw,
                               c_.in.stride_h, c_.in_zero_point, &offset);
     for (int64_t l = 0; l < InBlocks(x); ++l) {
+      if (!x.ic->read[static_cast<size_t>(l)]) continue;  // only zero weight tiles would multiply it
       const int64_t elem = c_.in.base + x.n * c_.in.stride_n + InputBlock(x, l) * c_.in.stride_c + offset;
       TSR_RETURN_IF_ERROR(
           s_.Load(MemType::kInp, inp_base_[x.slot] + l * x.in_h * x.in_w, c_.in.slot, elem, d).WithContext(c_.name));
     }
-    if (t_.weights_resident) {
+    const bool resident = t_.weights_resident;
+    if (!x.ic->all) {  // the non-zero weight tiles only, at their dense positions
+      if (!resident || loaded_.insert({x.ob0, x.j0}).second)
+        for (const WeightRun& r : WeightRuns(*x.ic, b_, kk_, x.ob0, resident))
+          TSR_RETURN_IF_ERROR(s_.Load(MemType::kWgt, (resident ? 0 : wgt_base_[x.slot]) + r.wgt, c_.weights,
+                                      c_.weight_base + r.dram, Dma2D{1, r.n})
+                                  .WithContext(c_.name));
+    } else if (resident) {
       // Resident weights arrive with the first tile that uses them, so the
       // first GEMM waits for its own oc/ic chunk only.
       if (loaded_.insert({x.ob0, x.j0}).second) {
@@ -157,21 +177,21 @@ class ConvEmitter {
   }
 
   StatusOr<Kernel> GemmKernel(const Tile& x) {
+    // Weight offsets fix the kernel with resident weights; so do the skipped tiles.
+    const bool at = t_.weights_resident || !x.ic->all;
     const std::string key = fmt::format("gemm {} {} {} {} {} {} {} {} {}", x.tob, x.tib, x.th, x.tw, x.slot, x.aslot,
-                                        t_.weights_resident ? x.ob0 : -1, t_.weights_resident ? x.j0 : -1, x.in_w);
+                                        at ? x.ob0 : -1, at ? x.j0 : -1, x.in_w);
     return kernels_.GetOrBuild(key, [&]() -> StatusOr<Kernel> {
       KernelBuilder kb(cfg_, KernelKind::kGemm, c_.name + " gemm");
       kb.Outer(x.th, x.tw, g_.sh * x.in_w, 0).Inner(x.tw, 1, g_.sw, 0);
-      for (int64_t o = 0; o < x.tob; ++o)
-        for (int64_t j = 0; j < x.tib; ++j)
-          for (int64_t i = 0; i < g_.kh; ++i)
-            for (int64_t k = 0; k < g_.kw; ++k) {
-              const int64_t in_l = b_.depthwise ? o : j;
-              const int64_t wgt = t_.weights_resident ? ((x.ob0 + o) * b_.ibpo + x.j0 + j) * kk_ + i * g_.kw + k
-                                                      : wgt_base_[x.slot] + (o * x.tib + j) * kk_ + i * g_.kw + k;
-              kb.Uop(acc_base_[x.aslot] + o * x.th * x.tw,
-                     inp_base_[x.slot] + in_l * x.in_h * x.in_w + i * g_.dh * x.in_w + k * g_.dw, wgt);
-            }
+      for (int64_t u : x.ic->taps) {  // (o * tib + j) * kk + tap, the non-zero weight tiles
+        const int64_t o = u / (x.tib * kk_), j = u / kk_ % x.tib, i = u % kk_ / g_.kw, k = u % g_.kw;
+        const int64_t in_l = b_.depthwise ? o : j;
+        const int64_t wgt =
+            t_.weights_resident ? ((x.ob0 + o) * b_.ibpo + x.j0 + j) * kk_ + i * g_.kw + k : wgt_base_[x.slot] + u;
+        kb.Uop(acc_base_[x.aslot] + o * x.th * x.tw,
+               inp_base_[x.slot] + in_l * x.in_h * x.in_w + i * g_.dh * x.in_w + k * g_.dw, wgt);
+      }
       return kb.Build();
     });
   }

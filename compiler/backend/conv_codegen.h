@@ -46,6 +46,7 @@ struct ConvCodegen {
   ActView in, out;          // with tiling.max_pool, out is the pooled result
   Slot weights, params;     // packed as in layout.h
   int64_t weight_base = 0;  // element (weight tile) offset of the weights in their slot
+  WeightTileMask nonzero;   // all-zero weight tiles are not loaded or multiplied (weight_tiles.h)
   int shift = 0;
   int64_t act_min = -128, act_max = 127;
   int64_t in_zero_point = 0;   // the DMA pads the input with it

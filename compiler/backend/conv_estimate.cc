@@ -7,6 +7,7 @@
 
 #include "compiler/backend/conv_plan.h"
 #include "compiler/backend/conv_pool.h"
+#include "compiler/backend/weight_tiles.h"
 #include "isa/config.h"
 #include "sim/timing.h"
 
@@ -57,7 +58,7 @@ int64_t Inside(int64_t start, int64_t len, int64_t size) {
 }  // namespace
 
 ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const ConvBlocking& b, const ConvTiling& t,
-                          const ConvEpilogue& e) {
+                          const ConvEpilogue& e, const std::vector<uint8_t>& nonzero) {
   DmaCosts dma(cfg);
   const int64_t kk = g.kh * g.kw;
   const int64_t E_in = cfg.inp_tile_bytes, E_w = cfg.wgt_tile_bytes, E_out = cfg.out_tile_bytes;
@@ -111,6 +112,12 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
   for (int64_t n = 0; n < b.nb; ++n)
     for (int64_t ot = 0; ot < t.oc_tiles; ++ot) {
       const int64_t ob0 = ot * t.tob, tob = std::min(t.tob, b.ocb - ob0), ot_edge = tob != t.tob;
+      const std::vector<IcTile> ics = IcTilesOf(b, t, kk, nonzero, ob0);
+      std::vector<int64_t> sparse_w(ics.size(), 0);  // a sparse ic tile's weight LOADs
+      for (size_t ic = 0; ic < ics.size(); ++ic)
+        if (!ics[ic].all)
+          for (const WeightRun& r : WeightRuns(ics[ic], b, kk, ob0, res))
+            sparse_w[ic] += dma.Load(1, r.n * E_w, r.n * E_w, 0);
       c_prev += dma.Load(2, tob * cfg.acc_tile_bytes, b.ocb * cfg.acc_tile_bytes, 0);  // parameter rows
       for (size_t ht = 0; ht < hs.size(); ++ht) {
         const int64_t th = hs[ht].out, h_edge = th != t.th;
@@ -118,21 +125,24 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
           const int64_t tw = ws[wt].out, w_edge = tw != t.tw, pixels = th * tw, aslot = otile % 2;
           const int64_t alu_key = ((ot_edge * 2 + h_edge) * 2 + w_edge) * 2 + aslot;
           int64_t out_ready = 0;
-          for (int64_t it = 0; it < t.ic_tiles; ++it, ++idx) {
-            const int64_t j0 = it * t.tib, tib = b.depthwise ? 1 : std::min(t.tib, b.ibpo - j0);
-            const int64_t in_blocks = b.depthwise ? tob : tib, slot = idx % 2;
-            const bool first = it == 0, last = it == t.ic_tiles - 1;
-            // Load: one LOAD per input block (the part outside the image is padding), then the weights.
-            int64_t load = in_blocks * load1[ht * ws.size() + wt];
-            if (!res) {
+          for (size_t ic = 0; ic < ics.size(); ++ic, ++idx) {
+            const IcTile& xt = ics[ic];
+            const int64_t it = xt.j0 / t.tib, tib = xt.tib, slot = idx % 2;
+            const bool first = ic == 0, last = ic + 1 == ics.size();
+            // Load: one LOAD per input block read (the part outside the image is padding), then the weights.
+            int64_t load = xt.reads * load1[ht * ws.size() + wt];
+            const bool weights = !res || first_use(seen_w, ot * t.ic_tiles + it);  // resident: each chunk once
+            if (weights && !xt.all) {                                              // the non-zero weight tiles' runs
+              load += sparse_w[ic];
+            } else if (!res) {
               load += dma.Load(tob, tib * kk * E_w, b.ibpo * kk * E_w, 0);
-            } else if (first_use(seen_w, ot * t.ic_tiles + it)) {  // resident: each chunk once, at first use
+            } else if (weights) {
               load += tib == b.ibpo ? dma.Load(1, tob * tib * kk * E_w, tob * tib * kk * E_w, 0)
                                     : tob * dma.Load(1, tib * kk * E_w, tib * kk * E_w, 0);
             }
             l_end = std::max(l_end, idx >= 2 ? gemm_end[static_cast<size_t>(idx - 2)] : 0) + load;
             // Compute: uop loads before the first instruction that waits for a token run ahead of it.
-            const int64_t gemm_uops = tob * tib * kk;
+            const int64_t gemm_uops = static_cast<int64_t>(xt.taps.size());
             const int64_t gemm_key =
                 (((res ? ot : ot_edge) * it_keys + (res ? it : tib != t.tib)) * 4 + h_edge * 2 + w_edge) * 4 +
                 slot * 2 + aslot;

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace tessera {
 struct HwConfig;
@@ -26,11 +27,12 @@ struct ConvBlocking;
 struct ConvTiling;
 struct ConvEpilogue;
 
-// Estimated cycles of the layer and its GEMM iterations (the ideal).
+// Estimated cycles of the layer and its GEMM iterations (the ideal), the
+// weight tiles `nonzero` marks zero skipped (weight_tiles.h; empty: none).
 struct ConvEstimate {
   int64_t cycles = 0, gemm_cycles = 0;
 };
 ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const ConvBlocking& b, const ConvTiling& t,
-                          const ConvEpilogue& e);
+                          const ConvEpilogue& e, const std::vector<uint8_t>& nonzero = {});
 
 }  // namespace tessera::backend

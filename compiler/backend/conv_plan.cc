@@ -151,7 +151,8 @@ int64_t DmaPadMax(const HwConfig& cfg) {
   return (int64_t{1} << std::min(x, y)) - 1;
 }
 
-StatusOr<ConvTiling> PlanConv(const HwConfig& cfg, const ConvGeometry& g, const ConvEpilogue& e) {
+StatusOr<ConvTiling> PlanConv(const HwConfig& cfg, const ConvGeometry& g, const ConvEpilogue& e,
+                              const WeightTileMask& nonzero) {
   TSR_ASSIGN_OR_RETURN(ConvBlocking b, BlockConv(cfg, g));
   ConvTiling best;
   bool found = false;
@@ -188,7 +189,7 @@ StatusOr<ConvTiling> PlanConv(const HwConfig& cfg, const ConvGeometry& g, const 
             last = s;
             continue;
           }
-          const ConvEstimate est = EstimateConv(cfg, g, b, t, e);
+          const ConvEstimate est = EstimateConv(cfg, g, b, t, e, nonzero);
           t.estimated_cycles = est.cycles, t.gemm_cycles = est.gemm_cycles;
           if (!found || t.estimated_cycles < best.estimated_cycles) best = t, found = true;
         }

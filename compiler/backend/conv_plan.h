@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "isa/alu.h"
 #include "isa/base/status.h"
@@ -79,6 +80,10 @@ struct ConvBlocking {
 
 StatusOr<ConvBlocking> BlockConv(const HwConfig& cfg, const ConvGeometry& g);
 
+// Per weight tile [OCB][IBPO][KH*KW] (layout.h): 1 when it holds a non-zero
+// weight (weight_tiles.h); empty: every tile does (e.g. uploaded weights).
+using WeightTileMask = std::vector<uint8_t>;
+
 struct ConvTiling {
   int64_t tob = 1, tib = 1, th = 1, tw = 1;
   bool weights_resident = false;  // every weight tile fits the weight scratchpad: loaded once
@@ -121,9 +126,10 @@ int64_t DmaPadMax(const HwConfig& cfg);
 // fills its derived sizes. Errors name the violated limit.
 Status CheckConvTiling(const HwConfig& cfg, const ConvGeometry& g, const ConvBlocking& b, ConvTiling* t);
 
-// Searches tilings and returns the one with the fewest estimated cycles. A
-// layer that cannot fit at all is an error naming the layer's shape and the
-// scratchpad that is too small.
-StatusOr<ConvTiling> PlanConv(const HwConfig& cfg, const ConvGeometry& g, const ConvEpilogue& e = {});
+// Searches tilings and returns the one with the fewest estimated cycles (the
+// tiles `nonzero` marks zero skipped). A layer that cannot fit at all is
+// an error naming the layer's shape and the scratchpad that is too small.
+StatusOr<ConvTiling> PlanConv(const HwConfig& cfg, const ConvGeometry& g, const ConvEpilogue& e = {},
+                              const WeightTileMask& nonzero = {});
 
 }  // namespace tessera::backend

@@ -9,6 +9,8 @@
 #include "compiler/backend/batch_matmul.h"
 #include "compiler/backend/fuse_conv_add.h"
 #include "compiler/backend/fuse_conv_pool.h"
+#include "compiler/backend/layout.h"
+#include "compiler/backend/weight_tiles.h"
 #include "isa/base/check.h"
 #include "isa/base/math.h"
 #include "isa/config.h"
@@ -69,6 +71,14 @@ std::string QuantLayerReason(const ir::Node* n) {
   return fmt::format("{} '{}' not folded into an int8 layer: {}", qop ? "QOperator" : "float", n->op(), why);
 }
 
+// Which weight tiles of `w` (constant int8, [OC][IC/groups][KH][KW] or
+// [OC][K]) hold a non-zero weight when the layer is tiled as `g`.
+WeightTileMask NonzeroTilesOf(const HwConfig& cfg, const ConvGeometry& g, const ir::Value* w) {
+  auto b = BlockConv(cfg, g);
+  if (!b.ok()) return {};
+  return NonzeroWeightTiles(cfg, WeightPackingOf(g, *b), w->data().data<int8_t>());
+}
+
 // How a grouped convolution maps onto the GEMM core: BlockConv's choice.
 std::string GroupsReason(const HwConfig& cfg, const ConvGeometry& g) {
   if (g.groups == 1) return "";
@@ -119,11 +129,13 @@ Placement PlaceConv(const ir::Node* n, const HwConfig& cfg, const std::set<const
     // 16-byte element per burst.
     m.ih = m.oh = g.oh;
     m.iw = m.ow = g.ow;
-    auto t = PlanConv(cfg, m, epi);
+    WeightTileMask nz = NonzeroTilesOf(cfg, m, w);
+    auto t = PlanConv(cfg, m, epi, nz);
     if (t.ok()) {
       p.kind = PlaceKind::kAccel;
       p.op = AccelOp::kConv;
       p.im2col = true;
+      p.nonzero = std::move(nz);
       p.geo = m;
       p.tiling = *t;
       p.reason = fmt::format("{}x{} conv over {} channels as a matmul on host-gathered patches (K = {}); {}", g.kh,
@@ -131,7 +143,8 @@ Placement PlaceConv(const ir::Node* n, const HwConfig& cfg, const std::set<const
       return p;
     }
   }
-  auto t = PlanConv(cfg, g, epi);
+  p.nonzero = NonzeroTilesOf(cfg, g, w);
+  auto t = PlanConv(cfg, g, epi, p.nonzero);
   if (!t.ok()) return DoesNotFit(n, t.status());
   p.kind = PlaceKind::kAccel;
   p.op = AccelOp::kConv;
@@ -163,12 +176,14 @@ Placement PlaceMatMul(const ir::Node* n, const HwConfig& cfg) {
   g.oc = w->type().shape[0];
   g.ih = g.oh = CeilDiv(rows, cfg.batch);  // rows of batch tiles
   g.iw = g.ow = 1;
-  auto t = PlanConv(cfg, g, EpilogueOf(*n));
+  WeightTileMask nz = NonzeroTilesOf(cfg, g, w);
+  auto t = PlanConv(cfg, g, EpilogueOf(*n), nz);
   if (!t.ok()) return DoesNotFit(n, t.status());
   Placement p;
   p.node = n;
   p.kind = PlaceKind::kAccel;
   p.op = AccelOp::kDense;
+  p.nonzero = std::move(nz);
   p.geo = g;
   p.tiling = *t;
   p.useful_macs = rows * g.ic * g.oc;
@@ -258,7 +273,7 @@ ConvEpilogue EpilogueOf(const ir::Node& n) {
 }
 
 bool RetileForFusion(const HwConfig& cfg, const ConvEpilogue& e, const std::string& what, Placement* conv) {
-  StatusOr<ConvTiling> t = PlanConv(cfg, conv->geo, e);
+  StatusOr<ConvTiling> t = PlanConv(cfg, conv->geo, e, conv->nonzero);
   if (!t.ok()) return false;
   const std::string before = conv->tiling.ToString();
   if (size_t at = conv->reason.find(before); at != std::string::npos)

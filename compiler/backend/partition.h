@@ -28,6 +28,7 @@ struct Placement {
   ConvGeometry geo;
   ConvTiling tiling;
   bool im2col = false;                   // first-layer conv lowered to a matmul over host-built patches
+  WeightTileMask nonzero;                // the weight tiles holding a non-zero weight (weight_tiles.h)
   const ir::Node* fused_pool = nullptr;  // a max pool computed in the epilogue (its result is the layer's)
   // A residual qadd computed in the epilogue (fuse_conv_add.h): the layer's
   // step is emitted at the add's position; `add_operand` is the conv's input index of the add.
