@@ -121,7 +121,7 @@ FINISH
   EXPECT_EQ(AsmError(".equ i 3\n.for i, 0, 2\n.endfor\n"), "t.s:2:6: loop variable 'i' shadows an existing symbol");
   EXPECT_EQ(AsmError(".for i, 0, 2\nLOAD mem=inp y_sz=i\n.endfor\n"),
             "t.s:2:14: unknown field 'y_sz' for LOAD; expected one of: pop_prev pop_next push_prev push_next mem sram "
-            "dram y_size x_size x_stride y_pad0 y_pad1 x_pad0 x_pad1 pad");
+            "dram y_size x_size x_stride y_pad0 y_pad1 x_pad0 x_pad1 pad ovl");
 }
 
 TEST(Assembler, ExamplesRoundTripOnEveryConfig) {
@@ -166,7 +166,7 @@ TEST(AssemblerErrors, FileLineColumnAndWhatWasExpected) {
             "t.s:2:1: unknown mnemonic 'LOD'; expected LOAD STORE GEMM ALU FINISH or a directive");
   EXPECT_EQ(AsmError("LOAD mem=inp y_sz=3\n"),
             "t.s:1:14: unknown field 'y_sz' for LOAD; expected one of: pop_prev pop_next push_prev push_next mem "
-            "sram dram y_size x_size x_stride y_pad0 y_pad1 x_pad0 x_pad1 pad");
+            "sram dram y_size x_size x_stride y_pad0 y_pad1 x_pad0 x_pad1 pad ovl");
   EXPECT_EQ(AsmError("LOAD mem=inp y_size 3\n"), "t.s:1:21: expected '=' after field 'y_size'");
   EXPECT_EQ(AsmError("LOAD mem=inp y_size=\n"), "t.s:1:21: expected a number, symbol or '(', found end of line");
   EXPECT_EQ(AsmError("LOAD mem=inp y_size=(1\n"), "t.s:1:23: expected ')', found end of line");

@@ -100,6 +100,18 @@ TEST(EncodingErrors, IllegalCombinations) {
   ld.mem = static_cast<int64_t>(MemType::kUop);
   ld.x_pad0 = 1;
   EXPECT_EQ(Encode(cfg, ld).status().message(), "uop loads cannot be padded");
+  // ovl: only a LOAD of acc or acc8 (the compute module's ALU pipe).
+  ld.x_pad0 = 0;
+  ld.ovl = 1;
+  EXPECT_EQ(Encode(cfg, ld).status().message(),
+            "ovl on LOAD mem=uop: only a LOAD of acc or acc8 (the compute module's ALU pipe) may overlap");
+  ld.mem = static_cast<int64_t>(MemType::kInp);
+  EXPECT_EQ(Encode(cfg, ld).status().message(),
+            "ovl on LOAD mem=inp: only a LOAD of acc or acc8 (the compute module's ALU pipe) may overlap");
+  for (const MemType m : {MemType::kAcc, MemType::kAcc8}) {
+    ld.mem = static_cast<int64_t>(m);
+    EXPECT_TRUE(Encode(cfg, ld).ok()) << FindMemType(ld.mem)->name;
+  }
 
   Instruction st;
   st.opcode = static_cast<int64_t>(Opcode::kStore);
@@ -109,6 +121,10 @@ TEST(EncodingErrors, IllegalCombinations) {
   st.push_next = 1;
   EXPECT_EQ(Encode(cfg, st).status().message(),
             "STORE runs on the store module, which has no next stage: pop_next/push_next are illegal");
+  st.push_next = 0;
+  st.ovl = 1;
+  EXPECT_EQ(Encode(cfg, st).status().message(),
+            "ovl on STORE mem=out: only a LOAD of acc or acc8 (the compute module's ALU pipe) may overlap");
 
   Instruction g;
   g.opcode = static_cast<int64_t>(Opcode::kGemm);

@@ -80,7 +80,7 @@ engine and by the compiler's int8 reference executor.
 constexpr const char* kHeadroom = R"(
 ### Encoding headroom
 
-Every 128-bit format keeps at least 12 spare bits on every bundled config
+Every 128-bit format keeps at least 11 spare bits on every bundled config
 (`tessera config show` prints them), and `alu_op` has room for 16
 operations, so the ISA can grow without a new word size. The widths that
 buy this are the ones no config needs at full size: DRAM addresses are
@@ -187,7 +187,8 @@ The assembler, the decoder and every engine reject: an unknown opcode,
 memory type or ALU operation; a field value that does not fit its width; a
 non-zero field that is not part of the opcode's format; non-zero reserved
 bits above the format's last field; a memory type an opcode cannot use
-(LOAD of `out`, STORE of anything but `out`); padded uop loads; dependency
+(LOAD of `out`, STORE of anything but `out`); padded uop loads; `ovl` on a
+STORE or on a LOAD of anything but `acc`/`acc8`; dependency
 flags towards a missing neighbour; `uop_bgn >= uop_end` or `uop_end` past
 the uop buffer; `mulshr` or `mulshrc` with `use_imm` or an `imm` outside
 `[0, 63]` (`mulshrc`: `[0, 2047]`).

@@ -175,6 +175,40 @@ TEST(CycleSim, AluWithoutOvlWaitsForBothPipes) {
   }
 }
 
+// LOAD acc/acc8 runs on the ALU pipe: with ovl (into the other bank) it
+// starts beside the GEMM in the next cycle. Fetch: 4 instructions (64 B),
+// one cycle earlier than OverlapProgram's: the uop LOAD ends 72, the GEMM
+// runs 72..96, the LOAD from 73: R0 75, data 107..110, ends 111.
+std::string LoadBesideProgram(const char* ovl) {
+  return std::string(
+             ".uops k 0x1000\n dst=0 src=0 wgt=0\n.end\n"
+             "LOAD mem=uop sram=0 dram=k y_size=1 x_size=2 x_stride=2\n"
+             "GEMM uop_bgn=0 uop_end=1 iter_out=2 iter_in=10\n"
+             "LOAD mem=acc8 sram=1024 dram=0x2000 y_size=1 x_size=4 x_stride=4 ") +
+         ovl + "\nFINISH\n";
+}
+
+TEST(CycleSim, LoadWithOvlRunsBesideTheGemm) {
+  SimRun r = RunSim(LoadBesideProgram("ovl"), {}, "configs/default.json", true);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.timing[1].start, 72);
+  EXPECT_EQ(r.timing[1].end, 96);
+  EXPECT_EQ(r.timing[2].start, 73);
+  EXPECT_EQ(r.timing[2].end, 111);
+  EXPECT_EQ(r.stats.cycles(), 112);
+  // The LOAD's 23 cycles beside the GEMM come from its wait on memory (32 of
+  // its 38; busy: setup and 4 beats): busy = 3 + 24 + 6 + 1, wait_memory = (35 - 3) + (32 - 23).
+  EXPECT_EQ(r.stats.unit(regs::Unit::kCompute).busy, 3 + 24 + 6 + 1);
+  EXPECT_EQ(r.stats.unit(regs::Unit::kCompute).wait_memory, 32 + 9);
+  ExpectCategoriesSum(r.stats);
+  // Without ovl it waits for the GEMM: 96, R0 98, data 130..133, ends 134.
+  SimRun serial = RunSim(LoadBesideProgram(""), {}, "configs/default.json", true);
+  ASSERT_TRUE(serial.status.ok()) << serial.status.ToString();
+  EXPECT_EQ(serial.timing[2].start, 96);
+  EXPECT_EQ(serial.stats.cycles(), 135);
+  EXPECT_EQ(serial.stats.unit(regs::Unit::kCompute).busy, 3 + 24 + 6 + 1);
+}
+
 TEST(CycleSim, AYoungerPushWaitsForTheOlderPipeOnTheSameQueue) {
   // GEMM (bank 0) and the first ALU (bank 1) both push to store. The ALU ends
   // first but pushes after the GEMM, holding the ALU pipe: the second ALU

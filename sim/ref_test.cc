@@ -171,6 +171,52 @@ TEST(RefFaults, OverlapOnDisjointRowsOfOneBankIsABankConflict) {
             "with ovl and the older one on the other pipe must use different halves of the accumulator");
 }
 
+TEST(Ref, LoadWithOvlInTheOtherBankIsNoRace) {
+  // LOAD acc/acc8 runs on the ALU pipe: with ovl beside the GEMM (bank 0) when it writes bank 1.
+  Outcome o = RunText(std::string(kOverlapUops) +
+                          "LOAD mem=acc8 sram=1024 dram=0x2000 y_size=1 x_size=4 x_stride=4 ovl\n"
+                          "GEMM uop_bgn=0 uop_end=1 iter_out=1 iter_in=1 ovl\n"
+                          "FINISH\n",
+                      "configs/default.json", true);
+  EXPECT_TRUE(o.run.ok()) << o.run.ToString();
+}
+
+TEST(RefFaults, LoadWithOvlIntoTheGemmsBankIsABankConflict) {
+  // Row 8 is not the GEMM's row 0, but both are in the first bank.
+  Outcome o = RunText(std::string(kOverlapUops) +
+                          "LOAD mem=acc sram=8 dram=0x2000 y_size=1 x_size=2 x_stride=2 ovl\n"
+                          "FINISH\n",
+                      "configs/default.json", true);
+  EXPECT_EQ(o.run.code(), StatusCode::kAborted);
+  EXPECT_EQ(o.run.message(),
+            "bank conflict: instruction 2 (LOAD mem=acc sram=8 dram=0x2000 y_size=1 x_size=2 x_stride=2 ovl) with ovl "
+            "on the compute module's ALU pipe touches accumulator bank 0 (rows 0 .. 1023), and so does instruction 1 "
+            "(GEMM uop_bgn=0 uop_end=1 iter_out=1 iter_in=1) on its GEMM pipe, which it may overlap: an instruction "
+            "with ovl and the older one on the other pipe must use different halves of the accumulator");
+}
+
+TEST(RefFaults, GemmWithOvlBesideALoadIntoItsBankIsABankConflict) {
+  // The GEMM may start beside the LOAD before it (a one-pipe instruction on the ALU pipe).
+  Outcome o = RunText(std::string(kOverlapUops) +
+                          "LOAD mem=acc sram=1030 dram=0x2000 y_size=1 x_size=2 x_stride=2\n"
+                          "GEMM uop_bgn=1 uop_end=2 iter_out=1 iter_in=1 ovl\n"
+                          "FINISH\n",
+                      "configs/default.json", true);
+  EXPECT_EQ(o.run.code(), StatusCode::kAborted);
+  EXPECT_NE(o.run.message().find("bank conflict: instruction 3 (GEMM"), std::string::npos) << o.run.message();
+  EXPECT_NE(o.run.message().find("and so does instruction 2 (LOAD mem=acc"), std::string::npos) << o.run.message();
+}
+
+TEST(RefFaults, LoadWithOvlOnTheGemmRowsIsARace) {
+  Outcome o = RunText(std::string(kOverlapUops) +
+                          "LOAD mem=acc sram=0 dram=0x2000 y_size=1 x_size=1 x_stride=1 ovl\n"
+                          "FINISH\n",
+                      "configs/default.json", true);
+  EXPECT_EQ(o.run.code(), StatusCode::kAborted);
+  EXPECT_NE(o.run.message().find("race on acc entry 0: instruction 2 (LOAD mem=acc"), std::string::npos)
+      << o.run.message();
+}
+
 TEST(RefFaults, TokenOfAnOverlappingAluDoesNotCoverTheGemmBesideIt) {
   Outcome o = RunText(std::string(kOverlapUops) +
                           "ALU op=add use_imm imm=1 uop_bgn=1 uop_end=2 iter_out=1 iter_in=1 ovl push_next\n"

@@ -105,6 +105,16 @@ inline int64_t DmaEnd(int64_t start, int64_t ready_floor, int64_t last_completio
 inline int64_t DmaBusyCycles(const HwConfig& cfg, int64_t padding, int64_t beats) {
   return cfg.dma_setup_cycles + padding + beats;
 }
+// How a DMA's `len` cycles count: busy (its busy part) and wait_memory. For a
+// compute LOAD beside a GEMM (`beside` of its cycles, busy for the GEMM), those
+// cycles are counted once, taken from its wait on memory first.
+struct DmaSplit {
+  int64_t busy, wait_memory;
+};
+inline DmaSplit SplitDmaCycles(int64_t len, int64_t busy_part, int64_t beside) {
+  const int64_t busy = std::min(len, busy_part), wait = len - busy, from_wait = std::min(beside, wait);
+  return {busy - (beside - from_wait), wait - from_wait};
+}
 
 // GEMM: one uop iteration per cycle, then the pipeline drains.
 inline int64_t GemmIterations(const Instruction& in) { return in.iter_out * in.iter_in * (in.uop_end - in.uop_bgn); }
@@ -134,35 +144,39 @@ int64_t AluLoopCycles(const HwConfig& cfg, bool reads_source, int64_t outer, int
 inline constexpr int64_t kFinishCycles = 1;
 
 // ---- The compute module's two pipes ----------------------------------------
-// GEMM runs on the GEMM pipe, ALU on the ALU pipe; the compute module's LOADs
-// (uop, acc, acc8) and FINISH take both. The command queue issues in order, at
-// most one instruction per cycle, one per pipe at a time. A GEMM/ALU with
-// `ovl`, on a config with timing.compute_overlap, starts once its own pipe is
-// free and the other pipe is free or runs a GEMM/ALU (the compiler promises
-// they touch different accumulator banks, AccBank; ref checks it); every
-// other compute instruction starts once both pipes are free (without
-// compute_overlap: always, so the module runs one instruction at a time).
+// GEMM runs on the GEMM pipe; ALU and LOAD acc/acc8 (which write accumulator
+// rows like an ALU) on the ALU pipe; LOAD uop (both pipes' uop copies) and
+// FINISH take both. The command queue issues in order, at most one
+// instruction per cycle, one per pipe at a time. One with `ovl` (GEMM, ALU,
+// LOAD acc/acc8), on a config with timing.compute_overlap, starts once its own
+// pipe is free and the other pipe is free or runs a one-pipe instruction (the
+// compiler promises they touch different accumulator banks, AccBank; ref
+// checks it); every other compute instruction starts once both pipes are free
+// (without compute_overlap: always, so the module runs one instruction at a time).
 enum class Pipe { kAlu = 0, kGemm = 1 };
 inline constexpr int kNumPipes = 2;
 inline Pipe PipeOf(const Instruction& in) { return in.op() == Opcode::kGemm ? Pipe::kGemm : Pipe::kAlu; }
-inline bool TakesBothPipes(const Instruction& in) { return in.op() != Opcode::kGemm && in.op() != Opcode::kAlu; }
+inline bool TakesBothPipes(const Instruction& in) {
+  return in.op() == Opcode::kFinish || (in.op() == Opcode::kLoad && in.mem_type() == MemType::kUop);
+}
 inline bool MayOverlap(const HwConfig& cfg, const Instruction& in) {
   return cfg.compute_overlap != 0 && !TakesBothPipes(in) && in.ovl != 0;
 }
 // What a pipe holds (an instruction running or waiting to push): nothing, a
-// GEMM/ALU, or an instruction that takes both pipes (held on the ALU pipe).
-enum class PipeHolds { kNothing, kGemmOrAlu, kBothPipes };
+// one-pipe instruction (GEMM, ALU, LOAD acc/acc8), or one that takes both
+// pipes (held on the ALU pipe).
+enum class PipeHolds { kNothing, kOnePipe, kBothPipes };
 // Whether the command queue's head `in` can start.
 inline bool PipesAllow(const HwConfig& cfg, const Instruction& in, PipeHolds alu, PipeHolds gemm) {
   if (TakesBothPipes(in)) return alu == PipeHolds::kNothing && gemm == PipeHolds::kNothing;
   const bool gemm_pipe = PipeOf(in) == Pipe::kGemm;
   const PipeHolds own = gemm_pipe ? gemm : alu, other = gemm_pipe ? alu : gemm;
   return own == PipeHolds::kNothing &&
-         (other == PipeHolds::kNothing || (MayOverlap(cfg, in) && other == PipeHolds::kGemmOrAlu));
+         (other == PipeHolds::kNothing || (MayOverlap(cfg, in) && other == PipeHolds::kOnePipe));
 }
 // What a pipe running `in` holds (nullptr: the pipe is free).
 inline PipeHolds HoldsOf(const Instruction* in) {
-  return !in ? PipeHolds::kNothing : TakesBothPipes(*in) ? PipeHolds::kBothPipes : PipeHolds::kGemmOrAlu;
+  return !in ? PipeHolds::kNothing : TakesBothPipes(*in) ? PipeHolds::kBothPipes : PipeHolds::kOnePipe;
 }
 // A compute instruction's push into a token queue waits until the older
 // instruction on the other pipe, if it pushes into the same queue, has pushed:

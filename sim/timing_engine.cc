@@ -35,6 +35,7 @@ struct Unit {
   std::deque<Queued> queue;
   enum class State { kFree, kBusy, kPushing } state = State::kFree;
   int64_t index = -1, start = 0, end = kNever, busy_part = 0;
+  int64_t beside = 0;  // the ALU pipe's LOAD: its cycles with the GEMM pipe running
   DmaBursts dma;
   int64_t trailing_wait_queue = 0;
 };
@@ -103,11 +104,10 @@ class Engine {
   }
 
   void Complete(Unit& u) {
-    const int64_t len = u.end - u.start;
     StallCycles& mc = stats_.unit(u.id);
-    const int64_t busy = std::min(len, u.busy_part);
-    mc.busy += busy;
-    mc.wait_memory += len - busy;
+    const timing::DmaSplit split = timing::SplitDmaCycles(u.end - u.start, u.busy_part, u.beside);
+    mc.busy += split.busy;
+    mc.wait_memory += split.wait_memory;
     const Instruction& in = stream_[u.index];
     if (opts_.record_instructions) stats_.instructions.push_back({u.index, u.id, u.start, u.end});
     if (opts_.trace) opts_.trace->Span(1 + static_cast<int>(u.id), InstructionSpanName(in), u.start, u.end, u.index);
@@ -173,6 +173,7 @@ class Engine {
     u.state = Unit::State::kBusy;
     u.index = idx;
     u.start = t;
+    u.beside = 0;
     changed_ = true;
     // A GEMM/ALU takes at least one cycle per iteration: one that cannot end
     // within the watchdog stops the run now, before its data work (which
@@ -288,9 +289,14 @@ class Engine {
       StallCycles& mc = stats_.unit(u.id);
       if (u.id == Module::kCompute) {
         // Busy while either pipe runs an instruction: a cycle both pipes'
-        // instructions count is counted once.
+        // instructions count is counted once (beside a LOAD: SplitDmaCycles).
         const bool alu = u.state == Unit::State::kBusy, gemm = gemm_.state == Unit::State::kBusy;
-        if (alu && gemm) mc.busy -= dt;
+        if (alu && gemm) {
+          if (stream_[u.index].op() == Opcode::kLoad)
+            u.beside += dt;
+          else
+            mc.busy -= dt;
+        }
         if (alu || gemm) continue;
         if (gemm_.state == Unit::State::kPushing) {
           mc.wait_token += dt;

@@ -704,7 +704,7 @@ module tsr_accel (
   /* verilator lint_off UNUSEDSIGNAL */
   logic [31:0] dma_acc_entry, out_ra;
   /* verilator lint_on UNUSEDSIGNAL */
-  assign dma_acc_we = (cp_pw || cp_dw) && c_running_dma && !c_is_uop && u_busy[MC];
+  assign dma_acc_we = (cp_pw || cp_dw) && c_running_dma && !c_is_uop && cg_busy_a;  // slot A's LOAD
   assign dma_acc_entry = cp_dw ? cp_dw_entry : cp_pw_entry;
 
 
@@ -876,7 +876,7 @@ module tsr_accel (
 
     // The uop RAM twice (one read port each), both written by LOAD uop.
     logic uop_we;
-    assign uop_we = cp_dw && c_running_dma && c_is_uop && u_busy[MC];
+    assign uop_we = cp_dw && c_running_dma && c_is_uop && cg_busy_a;
     tsr_uop_ram #(
         .ENTRIES(TSR_UOP_ENTRIES),
         .NB(NBU)
@@ -907,7 +907,7 @@ module tsr_accel (
     // acc and out in two banks, the halves [0, H) and [H, 2H) (H = entries / 2):
     // an ovl instruction and the one beside it on the other pipe touch
     // different banks (ref checks it), so each bank's read and write port
-    // serves one pipe at a time; the compute LOADs take both pipes.
+    // serves one pipe at a time; LOAD acc/acc8 writes as the ALU pipe (d_w).
     localparam int H = TSR_ACC_ENTRIES / 2;
     localparam int BAW = H > 1 ? $clog2(H) : 1;
     localparam int IAW = TSR_ACC_IDX_BITS;

@@ -1,8 +1,8 @@
 // The compute module's instruction controller with two pipes, used instead
 // of tsr_unit when timing.compute_overlap is 1 (docs/microarch.md "Overlap:
 // the compute module's two pipes"; sim/timing.h PipesAllow): two slots share
-// the command queue. Slot A (the ALU pipe) runs ALU and the instructions that
-// take both pipes (LOAD uop/acc/acc8, FINISH); slot G (the GEMM pipe) GEMM.
+// the command queue. Slot A (the ALU pipe) runs ALU, LOAD acc/acc8 and the
+// instructions that take both pipes (LOAD uop, FINISH); slot G (the GEMM pipe) GEMM.
 // Phase 2, the older slot first: a slot whose instruction ends (`end_a`,
 // `end_g`) or which holds a completed one performs its pushes when every
 // target queue can take a token; a younger slot's push into a queue the older
@@ -10,11 +10,13 @@
 // queue the older slot pushed into in this cycle needs room for two
 // (`tq_can_push2`, `tq_push2`). Phase 3: the command-queue head starts (at
 // most one a cycle, dispatched in an earlier cycle, pops available, not
-// `hold`) when the pipes allow: a GEMM/ALU once its own pipe is free and the
-// other is free or, with `ovl`, runs a GEMM/ALU; others once both are free.
+// `hold`) when the pipes allow: a GEMM, ALU or LOAD acc/acc8 once its own pipe
+// is free and the other is free or, with `ovl`, runs one of those; LOAD uop
+// and FINISH once both are free.
 // Statistics (sim/timing_engine.cc Account; tsr_unit's categories): a cycle
 // either pipe runs an instruction is busy, once (each slot counts its
-// instruction's End - S at the end, less one for each cycle both run);
+// instruction's End - S at the end, less one for each cycle both run; for
+// slot A's LOAD, those cycles come from its wait on memory first);
 // otherwise wait_token while a slot holds a completed instruction or the head
 // waits, else trailing wait_queue. CW, IW: as tsr_unit.
 module tsr_compute_pipes (
@@ -64,6 +66,11 @@ module tsr_compute_pipes (
   function automatic logic [2:0] op_of(input logic [127:0] w);
     op_of = w[TSR_MEM_OPCODE_LSB+:3];
   endfunction
+  // LOAD uop and FINISH take both pipes (sim/timing.h TakesBothPipes).
+  function automatic logic both_of(input logic [127:0] w);
+    both_of = 32'(op_of(w)) == TSR_OP_FINISH ||
+              (32'(op_of(w)) == TSR_OP_LOAD && 32'(w[TSR_MEM_MEM_LSB+:3]) == TSR_MEMTYPE_UOP);
+  endfunction
   /* verilator lint_on UNUSEDSIGNAL */
 
   logic [1:0] st_a, st_g;
@@ -105,17 +112,21 @@ module tsr_compute_pipes (
   assign completing_g = a_older ? comp_y : comp_o;
 
   // ---- Phase 3: what each pipe holds after phase 2; the head's start.
-  logic hold_a, hold_g, a_both, h_gemm, h_alu, h_ovl, allow;
+  logic hold_a, hold_g, a_both, h_gemm, h_both, h_ovl, allow;
   assign hold_a = st_a != FREE && !completing_a;
   assign hold_g = st_g != FREE && !completing_g;
-  assign a_both = 32'(op_of(insn_a)) != TSR_OP_ALU;  // slot A holds a LOAD or FINISH
+  assign a_both = both_of(insn_a);  // slot A holds a LOAD uop or FINISH
   assign h_gemm = 32'(op_of(q_insn)) == TSR_OP_GEMM;
-  assign h_alu = 32'(op_of(q_insn)) == TSR_OP_ALU;
-  assign h_ovl = h_gemm ? q_insn[TSR_GEMM_OVL_LSB] : q_insn[TSR_ALU_OVL_LSB];
+  assign h_both = both_of(q_insn);
   always_comb begin
-    if (h_gemm) allow = !hold_g && (!hold_a || (h_ovl && !a_both));
-    else if (h_alu) allow = !hold_a && (!hold_g || h_ovl);
-    else allow = !hold_a && !hold_g;
+    case (32'(op_of(q_insn)))
+      TSR_OP_GEMM: h_ovl = q_insn[TSR_GEMM_OVL_LSB];
+      TSR_OP_ALU: h_ovl = q_insn[TSR_ALU_OVL_LSB];
+      default: h_ovl = q_insn[TSR_MEM_OVL_LSB];  // LOAD (FINISH: h_both)
+    endcase
+    if (h_both) allow = !hold_a && !hold_g;
+    else if (h_gemm) allow = !hold_g && (!hold_a || (h_ovl && !a_both));
+    else allow = !hold_a && (!hold_g || h_ovl);
   end
   logic [3:0] need_pop;
   tsr_token_flags #(
@@ -133,10 +144,12 @@ module tsr_compute_pipes (
   assign busy_g = st_g == BUSY;
 
   // ---- Cycle categories.
-  logic in_a, in_g, pend;
-  logic [CW-1:0] len_a, len_g, ib_a, ib_g;
+  logic in_a, in_g, pend, a_load, both;
+  logic [CW-1:0] len_a, len_g, ib_a, ib_g, bp_a, w_a, fw_a, beside_a;
   assign in_a = start_a || (busy_a && !end_a);
   assign in_g = start_g || (busy_g && !end_g);
+  assign a_load = 32'(op_of(start_a ? q_insn : insn_a)) == TSR_OP_LOAD;
+  assign both = !last && in_a && in_g;
   assign pend = (try_a && !completing_a) || (try_g && !completing_g);
   assign len_a = cyc - s_a;
   assign len_g = cyc - s_g;
@@ -146,9 +159,14 @@ module tsr_compute_pipes (
     inc_wait_memory = '0;
     inc_wait_token = '0;
     inc_wait_queue = '0;
+    // Slot A's LOAD: its cycles beside slot G's instruction (`beside_a`)
+    // come from its wait on memory first (sim/timing.h SplitDmaCycles).
+    bp_a = (dma && busy_part < len_a) ? busy_part : len_a;
+    w_a = len_a - bp_a;
+    fw_a = beside_a < w_a ? beside_a : w_a;
     if (busy_a && end_a) begin
-      ib_a = (dma && busy_part < len_a) ? busy_part : len_a;
-      inc_wait_memory = len_a - ib_a;
+      ib_a = bp_a - (beside_a - fw_a);
+      inc_wait_memory = w_a - fw_a;
     end
     if (busy_g && end_g) ib_g = len_g;
     if (last) begin
@@ -159,7 +177,7 @@ module tsr_compute_pipes (
     end else if (!in_a && !in_g && (pend || q_valid)) begin
       inc_wait_token = CW'(1);
     end
-    inc_busy = ib_a + ib_g - CW'(!last && in_a && in_g);
+    inc_busy = ib_a + ib_g - CW'(both && !a_load);
   end
 
   always_ff @(posedge clk) begin
@@ -172,9 +190,12 @@ module tsr_compute_pipes (
       s_g <= '0;
       insn_a <= '0;
       insn_g <= '0;
+      beside_a <= '0;
       index_a <= '0;
       index_g <= '0;
     end else begin
+      if (start_a) beside_a <= CW'(both && a_load);
+      else if (both && a_load) beside_a <= beside_a + CW'(1);
       if (start_a) begin
         st_a <= BUSY;
         s_a <= cyc;

@@ -41,6 +41,10 @@ module tsr_decode (
              insn[TSR_MEM_X_PAD0_LSB+:TSR_MEM_X_PAD0_W] != '0 || insn[TSR_MEM_X_PAD1_LSB+:TSR_MEM_X_PAD1_W] != '0 ||
              insn[TSR_MEM_PAD_LSB+:TSR_MEM_PAD_W] != '0))
           bad_fmt = 1'b1;
+        // ovl: only a LOAD of acc/acc8 (the compute module's ALU pipe) may overlap.
+        if (insn[TSR_MEM_OVL_LSB] && !(32'(op) == TSR_OP_LOAD &&
+                                       (32'(mem) == TSR_MEMTYPE_ACC || 32'(mem) == TSR_MEMTYPE_ACC8)))
+          bad_fmt = 1'b1;
         if (32'(op) == TSR_OP_STORE) module_id = 2'(TSR_MODULE_STORE);
         else if (32'(mem) == TSR_MEMTYPE_WGT || 32'(mem) == TSR_MEMTYPE_INP) module_id = 2'(TSR_MODULE_LOAD);
       end

@@ -162,9 +162,12 @@ void ExecUnit::AccountTo(int64_t t) {
   if (dt <= 0) return;
   accounted_ = t;
   const bool alu = alu_.state == State::kBusy, gemm = gemm_.state == State::kBusy;
-  if (alu && gemm)
-    stalls().busy -= dt;  // both instructions count these cycles
-  else if (!alu && !gemm && (alu_.state == State::kPushing || gemm_.state == State::kPushing))
+  if (alu && gemm) {  // both instructions count these cycles (beside a LOAD: SplitDmaCycles)
+    if (alu_.cur.in.op() == Opcode::kLoad)
+      alu_.beside += dt;
+    else
+      stalls().busy -= dt;
+  } else if (!alu && !gemm && (alu_.state == State::kPushing || gemm_.state == State::kPushing))
     stalls().wait_token += dt;
 }
 
@@ -185,9 +188,9 @@ void ExecUnit::Step() {
 }
 
 void ExecUnit::Complete(Slot& s, int64_t t) {
-  const int64_t len = s.end - s.start, busy = std::min(len, s.busy_part);
-  stalls().busy += busy;
-  stalls().wait_memory += len - busy;
+  const timing::DmaSplit split = timing::SplitDmaCycles(s.end - s.start, s.busy_part, s.beside);
+  stalls().busy += split.busy;
+  stalls().wait_memory += split.wait_memory;
   if (run_.trace)
     run_.trace->Span(1 + static_cast<int>(id_), InstructionSpanName(s.cur.in), s.start, s.end, s.cur.index);
   s.state = State::kPushing;
@@ -246,6 +249,7 @@ void ExecUnit::TryStart(int64_t t) {
   }
   s->state = State::kBusy;
   s->start = t;
+  s->beside = 0;
   run_.changed = true;
   if (Status st = Begin(*s, t); !st.ok()) run_.Fail(static_cast<int>(id_), std::move(st));
 }
@@ -293,7 +297,7 @@ Status ExecUnit::Begin(Slot& s, int64_t t) {
       s.end = t + timing::kFinishCycles;
       break;
   }
-  if (&s == &alu_) dma_ = DmaBursts();  // (a DMA takes both pipes: none runs beside a GEMM)
+  if (&s == &alu_) dma_ = DmaBursts();  // (a compute DMA runs on the ALU pipe)
   s.busy_part = s.end - t;
   return OkStatus();
 }

@@ -154,6 +154,7 @@ class ExecUnit : public sc_core::sc_module, public Requester {
     State state = State::kFree;
     Command cur;
     int64_t start = 0, end = kNever, busy_part = 0;
+    int64_t beside = 0;  // alu_'s LOAD: its cycles with gemm_ running
   };
 
   void Step();  // SC_METHOD, phases 2 and 3

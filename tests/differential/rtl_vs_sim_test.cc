@@ -84,6 +84,17 @@ bool ComputeSpansOverlap(const std::vector<testing::InsnSpan>& spans) {
   return false;
 }
 
+// Whether a compute LOAD ran beside a GEMM (ovl on a LOAD acc/acc8).
+bool LoadBesideGemm(const Program& p, const std::vector<testing::InsnSpan>& spans) {
+  const int compute = 1 + static_cast<int>(Module::kCompute);
+  auto op = [&](const testing::InsnSpan& s) { return p.insns[static_cast<size_t>(s.index)].op(); };
+  for (const testing::InsnSpan& l : spans)
+    if (l.track == compute && op(l) == Opcode::kLoad)
+      for (const testing::InsnSpan& g : spans)
+        if (g.track == compute && op(g) == Opcode::kGemm && g.start < l.end && l.start < g.end) return true;
+  return false;
+}
+
 class RtlVsSim : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RtlVsSim, RandomValidPrograms) {
@@ -91,7 +102,7 @@ TEST_P(RtlVsSim, RandomValidPrograms) {
   HwConfig cfg = testing::LoadConfigOrDie(config_path);
   testing::DevicePair pair(cfg, "sim", "rtl");
   ASSERT_TRUE(pair.ok());
-  int ran = 0, unaligned = 0, split = 0, overlapped = 0;
+  int ran = 0, unaligned = 0, split = 0, overlapped = 0, load_beside = 0;
   int64_t alu_iterations = 0;
   for (int seed = 0; seed < SeedsPerConfig(); ++seed) {
     Program p = testing::RandomValidProgram(cfg, static_cast<uint64_t>(seed));
@@ -110,13 +121,16 @@ TEST_P(RtlVsSim, RandomValidPrograms) {
     if (::testing::Test::HasFailure()) return;
     ++ran;
     overlapped += ComputeSpansOverlap(rtl.spans);
+    load_beside += LoadBesideGemm(p, rtl.spans);
   }
   EXPECT_EQ(ran, SeedsPerConfig());
-  // With timing.compute_overlap some programs ran a GEMM beside an ALU (ovl); without, none.
+  // With timing.compute_overlap some programs ran a GEMM beside an ALU or a
+  // LOAD (ovl); without, none.
   if (cfg.compute_overlap == 0) {
     EXPECT_EQ(overlapped, 0);
   } else if (SeedsPerConfig() >= 20) {
     EXPECT_GT(overlapped, 0);
+    EXPECT_GT(load_beside, 0);
   }
   // The ALU ran many iterations (on ice40-up5k: its one lane's passes, alu.lanes).
   // (~50 a program: 10,299 over the 200 default seeds on ice40-up5k.)
@@ -159,35 +173,62 @@ TEST_P(RtlVsSim, EveryExampleProgram) {
 }
 
 // The compute module's two pipes (docs/microarch.md "Overlap", its worked
-// example): two ALUs with ovl beside a GEMM, in the other accumulator bank;
+// examples): two ALUs with ovl beside a GEMM, in the other accumulator bank;
 // the ALUs push into the same queue (compute -> store) in the same cycle as
 // the GEMM in one variant, and the younger waits for the older in another.
+// Then a LOAD acc8 with ovl beside a GEMM (on the ALU pipe), also pushing,
+// and a GEMM with ovl beside an older LOAD acc.
 TEST_P(RtlVsSim, OverlapExamples) {
   HwConfig cfg = testing::LoadConfigOrDie(GetParam());
   if (cfg.compute_overlap == 0) GTEST_SKIP() << cfg.name << ": timing.compute_overlap is 0";
   testing::DevicePair pair(cfg, "sim", "rtl");
   ASSERT_TRUE(pair.ok());
   const int64_t bank1 = cfg.acc_entries / 2;
-  auto program = [&](const std::string& gemm_flags, const std::string& alu_flags, const std::string& tail) {
-    return fmt::format(
-        ".uops k 0x1000\n dst=0 src=0 wgt=0\n dst={} src={} wgt=0\n.end\n"
-        "LOAD mem=uop sram=0 dram=k y_size=1 x_size=2 x_stride=2\n"
-        "GEMM uop_bgn=0 uop_end=1 iter_out=2 iter_in=10 {}\n"
-        "ALU op=add use_imm imm=1 uop_bgn=1 uop_end=2 iter_out=5 iter_in=1 ovl\n"
-        "ALU op=add uop_bgn=1 uop_end=2 iter_out=5 iter_in=1 ovl {}\n{}FINISH{}\n",
-        bank1, bank1, gemm_flags, alu_flags, tail, tail.empty() ? "" : " pop_next");
+  const std::string uops = fmt::format(
+      ".uops k 0x1000\n dst=0 src=0 wgt=0\n dst={} src={} wgt=0\n.end\n"
+      "LOAD mem=uop sram=0 dram=k y_size=1 x_size=2 x_stride=2\n",
+      bank1, bank1);
+  auto finish = [](const std::string& tail) { return tail + "FINISH" + (tail.empty() ? "" : " pop_next") + "\n"; };
+  auto alus = [&](const std::string& gemm_flags, const std::string& alu_flags, const std::string& tail) {
+    return uops +
+           fmt::format(
+               "GEMM uop_bgn=0 uop_end=1 iter_out=2 iter_in=10 {}\n"
+               "ALU op=add use_imm imm=1 uop_bgn=1 uop_end=2 iter_out=5 iter_in=1 ovl\n"
+               "ALU op=add uop_bgn=1 uop_end=2 iter_out=5 iter_in=1 ovl {}\n",
+               gemm_flags, alu_flags) +
+           finish(tail);
+  };
+  auto load_beside = [&](int64_t gemm_iter_out, const std::string& gemm_flags, const std::string& load_flags,
+                         const std::string& tail) {
+    return uops +
+           fmt::format(
+               "GEMM uop_bgn=0 uop_end=1 iter_out={} iter_in=10 {}\n"
+               "LOAD mem=acc8 sram={} dram=0x2000 y_size=1 x_size=4 x_stride=4 ovl {}\n",
+               gemm_iter_out, gemm_flags, bank1, load_flags) +
+           finish(tail);
   };
   const std::string store =
       "STORE mem=out sram=0 dram=0x3000 y_size=1 x_size=1 x_stride=1 pop_prev\n"
       "STORE mem=out sram=0 dram=0x3000 y_size=1 x_size=1 x_stride=1 pop_prev push_prev\n";
+  const bool dflt = cfg.name == "default";
   struct Case {
     std::string text;
-    int64_t cycles;  // -1: not checked here (sim's, as long as rtl agrees)
-    bool held;       // the second ALU ends before the GEMM, so its push waits for the GEMM's (same queue)
+    int64_t cycles;          // -1: not checked here (sim's, as long as rtl agrees)
+    int64_t older, younger;  // stream indices: the younger starts beside the older
+    bool held;               // the younger ends first (pushing into the older's queue: it waits)
   } cases[] = {
-      {program("", "", ""), cfg.name == "default" ? 98 : -1, false},
-      {program("push_next", "push_next", store), -1, true},
-      {program("reset push_next", "push_next", store), -1, true},
+      // 1 GEMM, 2 and 3 the ALUs (both on the ALU pipe); sim's rule for the
+      // held push is pinned by CycleSim.AYoungerPushWaitsForTheOlderPipeOnTheSameQueue.
+      {alus("", "", ""), dflt ? 98 : -1, 1, 3, false},
+      {alus("push_next", "push_next", store), -1, 1, 3, true},
+      {alus("reset push_next", "push_next", store), -1, 1, 3, true},
+      // 1 GEMM, 2 the LOAD (CycleSim.LoadWithOvlRunsBesideTheGemm).
+      {load_beside(2, "", "", ""), dflt ? 112 : -1, 1, 2, false},
+      {load_beside(8, "push_next", "push_next", store), -1, 1, 2, true},
+      // 1 the LOAD (no ovl), 2 the GEMM with ovl in the other bank.
+      {uops + fmt::format("LOAD mem=acc sram={} dram=0x2000 y_size=1 x_size=4 x_stride=4\n", bank1) +
+           "GEMM uop_bgn=0 uop_end=1 iter_out=1 iter_in=10 ovl\nFINISH\n",
+       -1, 1, 2, true},
   };
   for (const Case& c : cases) {
     auto p = Assemble(cfg, c.text, "overlap.s");
@@ -197,19 +238,16 @@ TEST_P(RtlVsSim, OverlapExamples) {
     ASSERT_TRUE(sim.status.ok()) << sim.status.ToString() << "\n" << c.text;
     testing::ExpectSameOutcome(sim, rtl, "sim", "rtl", c.text);
     EXPECT_TRUE(ComputeSpansOverlap(rtl.spans)) << c.text;
-    // Stream indices: 1 GEMM, 2 and 3 the ALUs (both on the ALU pipe), each
-    // starting beside the GEMM; sim's rule for the held push is pinned by
-    // CycleSim.AYoungerPushWaitsForTheOlderPipeOnTheSameQueue.
     auto span = [&](int64_t index) {
       for (const testing::InsnSpan& sp : rtl.spans)
         if (sp.index == index) return sp;
       ADD_FAILURE() << "no span for instruction " << index;
       return testing::InsnSpan{};
     };
-    const testing::InsnSpan gemm = span(1), alu2 = span(3);
-    EXPECT_LT(alu2.start, gemm.end) << c.text;
+    const testing::InsnSpan older = span(c.older), younger = span(c.younger);
+    EXPECT_LT(younger.start, older.end) << c.text;
     if (c.held) {
-      EXPECT_LT(alu2.end, gemm.end) << c.text;
+      EXPECT_LT(younger.end, older.end) << c.text;
     }
     if (c.cycles >= 0) {
       EXPECT_EQ(rtl.counters.cycles, c.cycles) << c.text;

@@ -54,7 +54,7 @@ SimResult RunCycle(const HwConfig& cfg, const Program& p, CycleOptions opts) {
 class SimVsRef : public ::testing::TestWithParam<std::string> {};
 
 // With `overlap`, the config's timing.compute_overlap is 1 (the generator sets
-// ovl on some blocks' first GEMM/ALU); returns the programs that took fewer
+// ovl on some blocks' first GEMM, ALU or LOAD acc/acc8); returns the programs that took fewer
 // cycles than with it off in *faster.
 void CheckRandomPrograms(const std::string& config_path, bool overlap, int seeds, int* faster) {
   HwConfig cfg = testing::LoadConfigOrDie(config_path);

@@ -116,7 +116,7 @@ TEST(SystemcVsSimSmallQueues, RandomProgramsOnDepthTwo) {
 }
 
 // The compute module's two pipes (timing.compute_overlap = 1; the generator
-// sets ovl on some blocks' first GEMM/ALU), also with depth-2 queues, where
+// sets ovl on some blocks' first GEMM, ALU or LOAD acc/acc8), also with depth-2 queues, where
 // the per-queue push order and held pipes matter.
 TEST_P(SystemcVsSim, RandomProgramsWithComputeOverlap) {
   const std::string config_path = GetParam();

@@ -192,12 +192,15 @@ class Generator {
     if (k >= 2) v.front().pop_next = 1;
     if (k + 2 < blocks) v.back().push_prev = 1;
     v.back().push_next = 1;
-    // ovl on the block's first GEMM/ALU: the older instruction on the other
-    // pipe it may overlap is then the previous block's (the other acc and inp
-    // halves) or done, when that block has a second compute instruction, which
-    // waits for both pipes (a lone ovl one could leave block k-2's running).
-    const Opcode first = v.front().op();
-    if ((first == Opcode::kGemm || first == Opcode::kAlu) && prev_compute_ >= 2 && Chance(50)) v.front().ovl = 1;
+    // ovl on the block's first GEMM, ALU or LOAD acc/acc8: the older
+    // instruction on the other pipe it may overlap is then the previous
+    // block's (the other acc and inp halves) or done, when that block has a
+    // second compute instruction, which waits for both pipes (a lone ovl one
+    // could leave block k-2's running).
+    const Instruction& first = v.front();
+    const bool one_pipe = first.op() == Opcode::kGemm || first.op() == Opcode::kAlu ||
+                          (first.op() == Opcode::kLoad && first.mem_type() != MemType::kUop);
+    if (one_pipe && prev_compute_ >= 2 && Chance(50)) v.front().ovl = 1;
     prev_compute_ = n;
     return v;
   }
