@@ -82,8 +82,8 @@ class Stream {
   // mulshr takes its shift in imm).
   Status Alu(const Kernel& k, AluOp op, int64_t imm);
   Status AluVec(const Kernel& k, AluOp op, int64_t imm = 0);
-  // While on (and the config has timing.compute_overlap), GEMM/ALU instructions
-  // carry ovl: each may run beside the older instruction on the compute
+  // While on (and the config has timing.compute_overlap), GEMM, ALU and LOAD
+  // acc/acc8 instructions carry ovl: each may run beside the older instruction on the compute
   // module's other pipe, whose accumulator bank the caller guarantees it does
   // not touch (sim/timing.h AccBank; ref's race detector checks it). A token an ovl
   // instruction pushes does not cover the instruction beside it.

@@ -34,7 +34,8 @@ class ConvEmitter {
     // not overlap; nor does a layer of one output tile (nothing to hide
     // behind, and the parameter copy would cost).
     overlap_ = cfg.compute_overlap != 0 && !t_.max_pool && t_.tiles / t_.ic_tiles > 1;
-    // With overlap each half is an accumulator bank with its own parameter rows.
+    // With overlap each half is an accumulator bank with its own parameter
+    // rows, loaded (ovl, beside the other bank's GEMM) when its oc tile changes.
     params_[0] = 0, params_[1] = overlap_ ? sp_.acc_copy : 0;
   }
 
@@ -67,17 +68,8 @@ class ConvEmitter {
             x.in_h = (x.th - 1) * g_.sh + g_.ekh();
             x.in_w = (x.tw - 1) * g_.sw + g_.ekw();
             x.aslot = static_cast<int>(otile % 2);
-            // (With overlap, the rows of the same oc tile are not reloaded for the next image.)
-            if (ht == 0 && wt == 0 && !(overlap_ && ot == params_ot_)) {
-              params_ot_ = ot;
-              TSR_RETURN_IF_ERROR(FlushEpilogue(false));  // it reads the parameter rows this LOAD replaces
-              // This oc tile's bias rows at [0, tob) and multiplier rows at
-              // [tob, 2 tob): read only by compute, so program order suffices.
-              Dma2D d;
-              d.y_size = 2, d.x_size = x.tob, d.x_stride = b_.ocb;
-              TSR_RETURN_IF_ERROR(s_.Load(MemType::kAcc, 0, c_.params, x.ob0, d).WithContext(c_.name));
-              TSR_RETURN_IF_ERROR(CopyParams(0, 2 * x.tob));
-            }
+            // (With overlap, each bank's rows are loaded by ComputeStage.)
+            if (ht == 0 && wt == 0 && !overlap_) TSR_RETURN_IF_ERROR(LoadParams(x, 0));
             const std::vector<IcTile>& its = ics[static_cast<size_t>(ot)];
             for (size_t it = 0; it < its.size(); ++it, ++tile) {
               x.ic = &its[it];
@@ -109,15 +101,15 @@ class ConvEmitter {
   // other accumulator half, and carry ovl so they run beside it:
   //   before: MOV_i  GEMM_i  EPI_i  | MOV_i+1  GEMM_i+1  EPI_i+1
   //   after:  MOV_i  GEMM_i  MOV_i+1(ovl)  GEMM_i+1  EPI_i(ovl)  MOV_i+2(ovl) ...
-  // (MOV_i+1 runs beside GEMM_i.) A residual tile's LOAD acc8, which takes
-  // both pipes, moves to after its MOV.
+  // (MOV_i+1 runs beside GEMM_i.) A residual tile's LOAD acc8 moves to after
+  // its MOV and runs beside GEMM_i too (on the ALU pipe, into the same bank).
   struct Pending {
     Tile x;
     int64_t otile, total_out;
   };
 
-  // With overlap, parameter rows [row, row + n) into the second bank's copy:
-  // one MOV pass (2 cycles a row), cheaper than a second LOAD from DRAM.
+  // With overlap, rows [row, row + n) (the add's multipliers) into the second
+  // bank's copy: one MOV pass (2 cycles a row), cheaper than a second LOAD.
   Status CopyParams(int64_t row, int64_t n) {
     if (!overlap_) return OkStatus();
     TSR_ASSIGN_OR_RETURN(Kernel copy, kernels_.GetOrBuild(fmt::format("copy {} {}", row, n), [&]() -> StatusOr<Kernel> {
@@ -126,6 +118,14 @@ class ConvEmitter {
       return kb.Build();
     }));
     return s_.AluVec(copy, AluOp::kMov).WithContext(c_.name);
+  }
+
+  // The oc tile's bias rows at [row, row + tob) and multiplier rows at
+  // [row + tob, row + 2 tob): read only by compute, so program order suffices.
+  Status LoadParams(const Tile& x, int64_t row) {
+    Dma2D d;
+    d.y_size = 2, d.x_size = x.tob, d.x_stride = b_.ocb;
+    return s_.Load(MemType::kAcc, row, c_.params, x.ob0, d).WithContext(c_.name);
   }
 
   int64_t InBlocks(const Tile& x) const { return b_.depthwise ? x.tob : x.tib; }
@@ -242,9 +242,15 @@ class ConvEmitter {
       if (otile >= 2) TSR_RETURN_IF_ERROR(s_.Pop(Module::kStore, Module::kCompute));
       TSR_ASSIGN_OR_RETURN(Kernel bias, AluKernel(x, "bias", params_[x.aslot], acc_base_[x.aslot], x.th * x.tw));
       s_.set_overlap(pending_.has_value());  // beside the previous tile's last GEMM
-      TSR_RETURN_IF_ERROR(s_.AluVec(bias, AluOp::kMov));
+      Status st;
+      if (overlap_ && params_ob0_[x.aslot] != x.ob0) {  // this bank's copy of the oc tile's rows
+        params_ob0_[x.aslot] = x.ob0;
+        st = LoadParams(x, params_[x.aslot]);
+      }
+      if (st.ok()) st = s_.AluVec(bias, AluOp::kMov);
+      if (st.ok() && overlap_ && t_.residual_add) st = EmitResidualLoad(x);
       s_.set_overlap(false);
-      if (overlap_ && t_.residual_add) TSR_RETURN_IF_ERROR(EmitResidualLoad(x));
+      TSR_RETURN_IF_ERROR(st);
     }
     if (overlap_) TSR_RETURN_IF_ERROR(s_.Pop(Module::kLoad, Module::kCompute));
     TSR_ASSIGN_OR_RETURN(Kernel gemm, GemmKernel(x));
@@ -365,7 +371,7 @@ class ConvEmitter {
   KernelCache kernels_;
   std::set<std::pair<int64_t, int64_t>> loaded_;  // resident weight chunks (first oc block, first ic block)
   bool overlap_ = false;
-  int64_t params_ot_ = -1;  // the oc tile whose parameter rows the accumulator holds
+  int64_t params_ob0_[2] = {-1, -1};  // with overlap: the oc tile (first block) each bank's parameter rows hold
   std::optional<Pending> pending_;
 };
 
