@@ -231,8 +231,9 @@ std::vector<int8_t> DenseReference(const Case& c) {
 struct Result {
   std::vector<int8_t> y;
   DeviceCounters counters, predicted;
-  std::map<AluOp, int> alu_insns;  // ALU instructions of the recording by operation
-  int ovl_insns = 0;               // GEMM/ALU instructions with ovl
+  std::map<AluOp, int> alu_insns;             // ALU instructions of the recording by operation
+  int ovl_insns = 0;                          // instructions with ovl
+  int ovl_acc_loads = 0, ovl_acc8_loads = 0;  // of them, LOAD acc (parameter rows) and acc8 (residual)
   ConvTiling tiling;
 };
 
@@ -311,6 +312,7 @@ StatusOr<Result> RunOnDevice(const HwConfig& cfg, const std::string& target, con
       TSR_ASSIGN_OR_RETURN(Instruction in, Decode(cfg, word));
       if (in.op() == Opcode::kAlu) ++r.alu_insns[in.alu()];
       r.ovl_insns += in.ovl != 0;
+      if (in.ovl && in.op() == Opcode::kLoad) ++(in.mem_type() == MemType::kAcc ? r.ovl_acc_loads : r.ovl_acc8_loads);
     }
   TSR_ASSIGN_OR_RETURN(r.predicted, PredictRecording(cfg, rec));
   TSR_ASSIGN_OR_RETURN(Executable exe, rt->Load(rec));
@@ -334,7 +336,7 @@ void Check(const std::string& config, const std::string& target, int cases, uint
   HwConfig cfg = testing::LoadConfigOrDie(config);
   cfg.compute_overlap = overlap ? 1 : 0;
   std::mt19937_64 rng(seed);
-  int skipped = 0, ovl = 0;
+  int skipped = 0, ovl = 0, ovl_acc = 0, ovl_acc8 = 0;
   for (int i = 0; i < cases; ++i) {
     Case c = fused == Fused::kPool       ? RandomPoolCase(rng)
              : fused == Fused::kAdd      ? RandomAddCase(rng)
@@ -372,6 +374,8 @@ void Check(const std::string& config, const std::string& target, int cases, uint
     EXPECT_EQ(mulshr, c.add || !one_pass) << config << " case " << i;
     EXPECT_EQ(shr, c.add && !add_one_pass) << config << " case " << i;
     ovl += r->ovl_insns;
+    ovl_acc += r->ovl_acc_loads;
+    ovl_acc8 += r->ovl_acc8_loads;
     if (!overlap || c.pool) {
       EXPECT_EQ(r->ovl_insns, 0) << config << " case " << i;
     }
@@ -383,7 +387,10 @@ void Check(const std::string& config, const std::string& target, int cases, uint
   EXPECT_LE(skipped, cases / 3) << config;
   if (overlap && fused != Fused::kPool) {
     EXPECT_GT(ovl, 0) << config;
+    EXPECT_GT(ovl_acc, 0) << config;  // a bank's parameter rows beside the other bank's GEMM
   }
+  // The residual tile beside the previous tile's GEMM.
+  EXPECT_EQ(ovl_acc8 > 0, overlap && fused == Fused::kAdd) << config;
 }
 
 // Block-sparse weights: the same outputs with and without skipping the zero
