@@ -377,7 +377,7 @@ bool FoldConcat(ir::Graph& g, ir::Node* q, ir::Node* p) {
     } else {
       std::vector<int64_t> all(static_cast<size_t>(x->type().shape[1]));
       for (size_t c = 0; c < all.size(); ++c) all[c] = static_cast<int64_t>(c);
-      ir::Node* r = AddSelectionConv(g, x, all, *y.quant, x->name() + ".rq", "", q);
+      ir::Node* r = AddSelectionConv(g, x, all, *y.quant, x->name() + ".rq", p->name(), q);
       x = r ? r->output() : nullptr;
     }
     if (!x) return false;

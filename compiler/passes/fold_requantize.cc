@@ -17,6 +17,7 @@
 #include <cmath>
 
 #include "compiler/ir/graph.h"
+#include "compiler/passes/fold_qdq.h"
 #include "compiler/passes/pass.h"
 #include "compiler/passes/rewrite.h"
 #include "compiler/quant/fixed_point.h"
@@ -24,20 +25,15 @@
 namespace tessera::passes {
 namespace {
 
-bool PerTensor(const ir::TensorType& t) {
-  return t.dtype == ir::DType::kI8 && t.quant && !t.quant->per_axis() && t.quant->scale.size() == 1;
-}
-
-int64_t ZeroPoint(const ir::TensorType& t) { return t.quant->zero_point.empty() ? 0 : t.quant->zero_point[0]; }
-
 bool Fold(ir::Graph& g, ir::Node* r) {
   ir::Value* x = r->input(0);
   ir::Node* p = x->producer();
-  if (p == nullptr || (p->op() != "qconv" && p->op() != "qmatmul") || !SingleNodeUse(g, x) || !PerTensor(x->type()) ||
-      !PerTensor(r->output()->type()) || (r->op() != "requantize" && !(p->op() == "qconv" && IsIdentitySelection(*r))))
+  if (p == nullptr || (p->op() != "qconv" && p->op() != "qmatmul") || !SingleNodeUse(g, x) ||
+      !qdq::PerTensorI8(x->type()) || !qdq::PerTensorI8(r->output()->type()) ||
+      (r->op() != "requantize" && !(p->op() == "qconv" && IsIdentitySelection(*r))))
     return false;
   const double ratio = double(x->type().quant->scale[0]) / r->output()->type().quant->scale[0];
-  const int64_t zx = ZeroPoint(x->type()), zr = ZeroPoint(r->output()->type());
+  const int64_t zx = qdq::ZeroPoint(x->type()), zr = qdq::ZeroPoint(r->output()->type());
   const auto moved = [&](int64_t v) { return std::clamp(std::lround((v - zx) * ratio) + zr, -128L, 127L); };
   const int shift = static_cast<int>(p->attrs().Int("shift"));
   std::vector<double> real;

@@ -1,5 +1,6 @@
 #include "compiler/passes/rewrite.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "compiler/ir/tensor_index.h"
@@ -84,7 +85,14 @@ bool IsIdentitySelection(const ir::Node& n) {
   for (int64_t o = 0; o < c; ++o)
     for (int64_t i = 0; i < c; ++i)
       if (w.data<int8_t>()[o * c + i] != (o == i ? 1 : 0)) return false;
-  return true;
+  // Its fixed point is the one its types' scales say (what AddSelectionConv
+  // writes), so replacing it by that rescale changes no result.
+  const ir::TensorType &x = n.input(0)->type(), &y = n.output()->type();
+  if (!x.quant || !y.quant || x.quant->scale.size() != 1 || y.quant->scale.size() != 1) return false;
+  const StatusOr<quant::FixedPoint> fp = quant::ChooseFixedPoint({double(x.quant->scale[0]) / y.quant->scale[0]});
+  if (!fp.ok() || n.attrs().Int("shift", 0) != fp->shift) return false;
+  const std::vector<int64_t> m = n.attrs().Ints("multiplier");
+  return !m.empty() && std::all_of(m.begin(), m.end(), [&](int64_t v) { return v == fp->multiplier[0]; });
 }
 
 }  // namespace tessera::passes

@@ -41,8 +41,9 @@ ir::Attrs UnitConvAttrs(int64_t group);
 ir::Node* AddSelectionConv(ir::Graph& g, ir::Value* x, const std::vector<int64_t>& idx, const ir::QuantParams& to,
                            const std::string& name, const std::string& layer, ir::Node* before);
 
-// n is such a qconv with identity weights (all channels in order, no bias):
-// a requantization of its operand, zero points included.
+// n is such a qconv with identity weights (all channels in order, no bias)
+// and the fixed point of its scales: a requantization of its operand, zero
+// points included.
 bool IsIdentitySelection(const ir::Node& n);
 
 }  // namespace tessera::passes

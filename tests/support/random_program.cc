@@ -3,6 +3,7 @@
 #include <random>
 
 #include "isa/encoding.h"
+#include "sim/timing.h"
 
 namespace tessera::testing {
 namespace {
@@ -198,9 +199,7 @@ class Generator {
     // second compute instruction, which waits for both pipes (a lone ovl one
     // could leave block k-2's running).
     const Instruction& first = v.front();
-    const bool one_pipe = first.op() == Opcode::kGemm || first.op() == Opcode::kAlu ||
-                          (first.op() == Opcode::kLoad && first.mem_type() != MemType::kUop);
-    if (one_pipe && prev_compute_ >= 2 && Chance(50)) v.front().ovl = 1;
+    if (!timing::TakesBothPipes(first) && prev_compute_ >= 2 && Chance(50)) v.front().ovl = 1;
     prev_compute_ = n;
     return v;
   }
