@@ -189,13 +189,14 @@ TEST_P(RtlVsSim, OverlapExamples) {
       "LOAD mem=uop sram=0 dram=k y_size=1 x_size=2 x_stride=2\n",
       bank1, bank1);
   auto finish = [](const std::string& tail) { return tail + "FINISH" + (tail.empty() ? "" : " pop_next") + "\n"; };
+  // The GEMM outlasts both ALUs at any alu.lanes (each ALU iteration takes AluPasses cycles or more).
   auto alus = [&](const std::string& gemm_flags, const std::string& alu_flags, const std::string& tail) {
     return uops +
            fmt::format(
-               "GEMM uop_bgn=0 uop_end=1 iter_out=2 iter_in=10 {}\n"
+               "GEMM uop_bgn=0 uop_end=1 iter_out={} iter_in=10 {}\n"
                "ALU op=add use_imm imm=1 uop_bgn=1 uop_end=2 iter_out=5 iter_in=1 ovl\n"
                "ALU op=add uop_bgn=1 uop_end=2 iter_out=5 iter_in=1 ovl {}\n",
-               gemm_flags, alu_flags) +
+               2 * timing::AluPasses(cfg), gemm_flags, alu_flags) +
            finish(tail);
   };
   auto load_beside = [&](int64_t gemm_iter_out, const std::string& gemm_flags, const std::string& load_flags,
