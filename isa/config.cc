@@ -170,6 +170,7 @@ Status Validate(HwConfig& c, const std::string& source) {
     return key_error("alu.lanes", fmt::format("must divide the ALU's {} elements (gemm.batch x gemm.block_out), got {}",
                                               vec, c.alu_lanes));
   c.alu_lane_count = c.alu_lanes == 0 ? vec : c.alu_lanes;
+  c.alu_passes = vec / c.alu_lane_count;
   TSR_ASSIGN_OR_RETURN(c.layout, ComputeIsaLayout(c, DefaultIsaTables(), source));
   c.isa_fingerprint = IsaFingerprint(c, DefaultIsaTables());
   return OkStatus();
@@ -319,7 +320,7 @@ std::string DescribeHwConfig(const HwConfig& c) {
   line("  gemm core           {} x {} x {}  ({} MACs/cycle, {:.1f} GOPS peak)", c.batch, c.block_in, c.block_out,
        c.macs_per_cycle, 2.0 * c.macs_per_cycle * c.clock_mhz / 1000.0);
   line("  alu                 {} lanes over {} elements ({} passes per iteration)", c.alu_lane_count,
-       c.batch * c.block_out, c.batch * c.block_out / c.alu_lane_count);
+       c.batch * c.block_out, c.alu_passes);
   line("  datatypes           inp int{}, wgt int{}, acc int{}, out int{}", c.inp_bits, c.wgt_bits, c.acc_bits,
        c.out_bits);
   line("  scratchpad   bytes      tile bytes  entries  index bits");

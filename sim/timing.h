@@ -127,7 +127,7 @@ inline int64_t GemmCycles(const HwConfig& cfg, int64_t iterations) { return iter
 // take V / L passes over it, and the next iteration's first read waits for
 // the last pass: every iteration takes V / L - 1 cycles more.
 inline bool AluReadsSource(const Instruction& in) { return !in.reset && !in.use_imm; }
-inline int64_t AluPasses(const HwConfig& cfg) { return int64_t{cfg.batch} * cfg.block_out / cfg.alu_lane_count; }
+inline int64_t AluPasses(const HwConfig& cfg) { return cfg.alu_passes; }
 inline int64_t AluIterationCycles(const HwConfig& cfg, bool reads_source, int64_t src, int64_t prev_src) {
   return (reads_source && src != prev_src ? 2 : 1) + AluPasses(cfg) - 1;
 }
