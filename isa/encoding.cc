@@ -55,7 +55,7 @@ Status ValidateInstruction(const HwConfig& cfg, const Instruction& in) {
         return InvalidArgumentError("STORE cannot read memory type '{}' (only 'out')", mem->name);
       if (in.mem_type() == MemType::kUop && (in.y_pad0 || in.y_pad1 || in.x_pad0 || in.x_pad1 || in.pad_value))
         return InvalidArgumentError("uop loads cannot be padded");
-      if (in.ovl && !(in.op() == Opcode::kLoad && (in.mem_type() == MemType::kAcc || in.mem_type() == MemType::kAcc8)))
+      if (in.ovl && !(in.op() == Opcode::kLoad && IsAccumulatorMem(in.mem_type())))
         return InvalidArgumentError(
             "ovl on {} mem={}: only a LOAD of acc or acc8 (the compute module's ALU pipe) may overlap", op->name,
             mem->name);

@@ -236,6 +236,9 @@ struct Uop {
 // Which format an opcode uses, and which module executes an instruction.
 Format FormatOf(Opcode op);
 Module ModuleOf(const Instruction& insn);
+// acc and acc8: the LOADs into the accumulator (the compute module's ALU
+// pipe), the only LOADs that may carry ovl.
+inline bool IsAccumulatorMem(MemType m) { return m == MemType::kAcc || m == MemType::kAcc8; }
 
 // The dependency-token queues (isa/isa.def): one producer, one consumer each.
 enum class TokenQueue : uint8_t {

@@ -228,7 +228,7 @@ Status Stream::Dma(Opcode op, MemType mem, int64_t sram, DmaTarget target, int64
   in.x_pad0 = d.x_pad0;
   in.x_pad1 = d.x_pad1;
   in.pad_value = d.pad_value;
-  in.ovl = overlap_ && cfg_->compute_overlap != 0 && load && (mem == MemType::kAcc || mem == MemType::kAcc8);
+  in.ovl = overlap_ && cfg_->compute_overlap != 0 && load && IsAccumulatorMem(mem);
   Rec r;
   r.slot = slot;
   r.elem_offset = elem_offset;

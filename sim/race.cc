@@ -142,7 +142,7 @@ Status RaceChecker::Start(int64_t index, const Core& core) {
       const int64_t n = core.SramRows(in);
       if (in.mem_type() == MemType::kInp) return RecordRange(inp_, in.sram, n, true, a, index);
       if (in.mem_type() == MemType::kWgt) return RecordRange(wgt_, in.sram, n, true, a, index);
-      if (in.mem_type() == MemType::kAcc || in.mem_type() == MemType::kAcc8) {
+      if (IsAccumulatorMem(in.mem_type())) {
         TSR_RETURN_IF_ERROR(RecordRange(acc_, in.sram, n, true, a, index));
         // Its rows' banks (an out-of-bounds tail is the core's fault to report).
         const int64_t last = std::min(in.sram + n, cfg_.acc_entries) - 1;

@@ -57,7 +57,7 @@ Instruction RandomLegalInstruction(const HwConfig& cfg, std::mt19937_64& rng) {
         if (op.op == Opcode::kLoad ? m.loadable : m.storable) legal.push_back(m.mem);
       in.mem = static_cast<int64_t>(legal[rng() % legal.size()]);
       if (in.mem_type() == MemType::kUop) in.y_pad0 = in.y_pad1 = in.x_pad0 = in.x_pad1 = in.pad_value = 0;
-      if (in.mem_type() != MemType::kAcc && in.mem_type() != MemType::kAcc8) in.ovl = 0;
+      if (!IsAccumulatorMem(in.mem_type())) in.ovl = 0;
       break;
     }
     case Format::kGemm:
