@@ -4,7 +4,11 @@
 // qconv / qmatmul with per-channel fixed-point multipliers sx * sw[c] / sy,
 // the bias quantized to int32 at scale sx * sw[c], and the fused clamp
 // quantized to the output scale and zero point. The zero points stay on the
-// operand and result types (the ops' semantics read them from there).
+// operand and result types (the ops' semantics read them from there). A
+// matmul of two symmetric int8 activations becomes qbatch_matmul; QOperator
+// qlinear_conv / qlinear_matmul become qconv / qmatmul.
+#include <algorithm>
+
 #include "compiler/ir/ops.h"
 #include "compiler/passes/fold_qdq.h"
 #include "compiler/quant/fixed_point.h"
@@ -42,8 +46,7 @@ bool Requant(ir::Graph& g, const ir::Node& p, ir::Value* x, const std::vector<fl
   ActBounds(p, y.quant->scale[0], ZeroPoint(y), &lo, &hi);
   a->Set("multiplier", fp->multiplier);
   a->Set("shift", static_cast<int64_t>(fp->shift));
-  if (lo != -128) a->Set("act_min", lo);
-  if (hi != 127) a->Set("act_max", hi);
+  SetActBounds(a, lo, hi);
   *bias_out = nullptr;
   if (bias) {
     ir::Tensor t(ir::DType::kI32, {static_cast<int64_t>(b.size())});
@@ -112,6 +115,31 @@ bool FoldGemm(ir::Graph& g, ir::Node* q, ir::Node* p) {
   std::vector<ir::Value*> ins = {x, wnk};
   if (bq) ins.push_back(bq);
   ReplaceQuantize(g, q, "qmatmul", ins, a);
+  return true;
+}
+
+// a x b of two symmetric int8 activations ([..., M, K] x [..., K, N], the
+// same leading dims: attention's Q K^T and P V): qbatch_matmul with the
+// fixed-point factor s_a s_b / s_y.
+bool FoldBatchMatMul(ir::Graph& g, ir::Node* q, ir::Node* p) {
+  ir::Value* a = Dq(p->input(0));
+  ir::Value* b = Dq(p->input(1));
+  const ir::TensorType& y = q->output()->type();
+  if (!a || !b || b->is_constant() || !SymI8(a->type()) || !SymI8(b->type()) || !SymI8(y)) return false;
+  const ir::Shape& as = a->type().shape;
+  const ir::Shape& bs = b->type().shape;
+  if (as.size() < 2 || as.size() != bs.size() || !std::equal(as.begin(), as.end() - 2, bs.begin()) ||
+      as.back() != bs[bs.size() - 2] || as.back() > 131071)
+    return false;
+  auto fp = quant::ChooseFixedPoint({double(Scale(a)) * Scale(b) / y.quant->scale[0]});
+  if (!fp.ok()) return false;
+  int64_t lo, hi;
+  ActBounds(*p, y.quant->scale[0], 0, &lo, &hi);
+  ir::Attrs at;
+  at.Set("multiplier", fp->multiplier);
+  at.Set("shift", static_cast<int64_t>(fp->shift));
+  SetActBounds(&at, lo, hi);
+  ReplaceQuantize(g, q, "qbatch_matmul", {a, b}, at);
   return true;
 }
 
