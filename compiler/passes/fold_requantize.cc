@@ -48,8 +48,7 @@ bool Fold(ir::Graph& g, ir::Node* r) {
   a.Set("multiplier", fp->multiplier);
   a.Set("shift", static_cast<int64_t>(fp->shift));
   a.Erase("act_min"), a.Erase("act_max");
-  if (lo != -128) a.Set("act_min", lo);
-  if (hi != 127) a.Set("act_max", hi);
+  qdq::SetActBounds(&a, lo, hi);
   p->attrs() = a;
   x->set_type(r->output()->type());
   Forward(g, r, r->output(), x);

@@ -21,7 +21,7 @@ namespace {
 // input's scale, so the int8 op needs no rescale. A gather counts when it
 // takes channels of a rank-4 value with constant in-range indices (what
 // fold-channel-shuffle leaves; channel-gather-to-conv runs it on the device).
-// fold-qdq's data-movement list (fold_qdq.cc IsMovement) is wider on purpose:
+// fold-qdq's data-movement list (fold_qdq_movement.cc IsMovement) is wider on purpose:
 // any gather commutes with a per-tensor affine map, so explicit Q/DQ around
 // one fold; this list is what the quantizer chooses to run in int8.
 bool KeepsScale(const ir::Node& n) {
