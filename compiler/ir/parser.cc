@@ -1,54 +1,38 @@
-// Recursive-descent parser over a small lexer. Grammar (docs/compiler.md):
+// Recursive-descent parser over the lexer of lexer.h. Grammar (docs/compiler.md):
 //   graph  := 'graph' '@' name '(' [param {',' param}] ')' '{' {stmt} 'return' refs '}'
 //   stmt   := def {',' def} '=' ( 'const' literal | op '(' [refs] ')' [attrs] ['@' name] )
 //   def    := '%' name ':' type ;  type := dtype '[' dims ']' ['<' quant '>']
 #include "compiler/ir/parser.h"
 
-#include <cctype>
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
-#include <unordered_map>
+#include <fmt/format.h>
+
+#include <cstdint>
 
 #include "compiler/ir/graph.h"
+#include "compiler/ir/lexer.h"
 #include "compiler/ir/ops.h"
 
 namespace tessera::ir {
+namespace text {
 namespace {
 
-enum class Tok { kEnd, kIdent, kValue, kAt, kNumber, kString, kPunct };
-
-struct Token {
-  Tok kind = Tok::kEnd;
-  std::string text;  // identifier, name (unquoted), number text, string contents, punctuation
-  int line = 1, col = 1;
-};
-
-bool IsIdentChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
-         c == '$' || c == '/' || c == '-';
-}
-bool IsNumberChar(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.' || c == '+' || c == '-';
-}
-
-class Parser {
+class Parser : Lexer {
  public:
-  Parser(std::string_view text, std::string filename) : text_(text), file_(std::move(filename)) {}
+  Parser(std::string_view text, std::string filename) : Lexer(text, std::move(filename)) {}
 
   StatusOr<std::unique_ptr<Graph>> Run() {
     TSR_RETURN_IF_ERROR(Next());
     TSR_RETURN_IF_ERROR(ExpectIdent("graph"));
-    if (tok_.kind != Tok::kAt)
-      return Error(tok_, fmt::format("expected '@name' after 'graph', got {}", Describe(tok_)));
-    std::string gname = tok_.text;
+    if (tok().kind != Tok::kAt)
+      return Error(tok(), fmt::format("expected '@name' after 'graph', got {}", Describe(tok())));
+    std::string gname = tok().text;
     TSR_RETURN_IF_ERROR(Next());
     auto g = std::make_unique<Graph>(gname);
     g_ = g.get();
     TSR_RETURN_IF_ERROR(ExpectPunct("("));
     if (!IsPunct(")")) {
       while (true) {
-        Token at = tok_;
+        Token at = tok();
         std::string name;
         TensorType type;
         TSR_RETURN_IF_ERROR(ParseDef(&name, &type));
@@ -61,7 +45,7 @@ class Parser {
     }
     TSR_RETURN_IF_ERROR(ExpectPunct(")"));
     TSR_RETURN_IF_ERROR(ExpectPunct("{"));
-    while (!(tok_.kind == Tok::kIdent && tok_.text == "return")) TSR_RETURN_IF_ERROR(ParseStatement());
+    while (!(tok().kind == Tok::kIdent && tok().text == "return")) TSR_RETURN_IF_ERROR(ParseStatement());
     TSR_RETURN_IF_ERROR(Next());
     std::vector<Value*> outs;
     while (true) {
@@ -73,202 +57,45 @@ class Parser {
     }
     g_->SetOutputs(outs);
     TSR_RETURN_IF_ERROR(ExpectPunct("}"));
-    if (tok_.kind != Tok::kEnd) return Error(tok_, "unexpected '" + tok_.text + "' after the graph");
+    if (tok().kind != Tok::kEnd) return Error(tok(), "unexpected '" + tok().text + "' after the graph");
     return g;
   }
 
  private:
-  // ---- lexer ----
-  Status Next() {
-    // Skip whitespace and // comments.
-    while (pos_ < text_.size()) {
-      char c = text_[pos_];
-      if (c == '\n') {
-        ++line_;
-        line_start_ = pos_ + 1;
-        ++pos_;
-      } else if (c == ' ' || c == '\t' || c == '\r') {
-        ++pos_;
-      } else if (c == '/' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '/') {
-        while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
-      } else {
-        break;
-      }
-    }
-    tok_ = Token();
-    tok_.line = line_;
-    tok_.col = static_cast<int>(pos_ - line_start_) + 1;
-    if (pos_ >= text_.size()) return OkStatus();
-    char c = text_[pos_];
-    if (c == '%' || c == '@') {
-      ++pos_;
-      tok_.kind = c == '%' ? Tok::kValue : Tok::kAt;
-      if (pos_ < text_.size() && text_[pos_] == '"') {
-        TSR_RETURN_IF_ERROR(LexString(&tok_.text));
-        if (c == '%' && tok_.text.empty()) return Error(tok_, "a value name cannot be empty");
-        return OkStatus();
-      }
-      size_t start = pos_;
-      while (pos_ < text_.size() && IsIdentChar(text_[pos_])) ++pos_;
-      if (pos_ == start) return Error(tok_, std::string("expected a name after '") + c + "'");
-      tok_.text = std::string(text_.substr(start, pos_ - start));
-      return OkStatus();
-    }
-    if (c == '"') {
-      tok_.kind = Tok::kString;
-      return LexString(&tok_.text);
-    }
-    if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.') {
-      size_t start = pos_++;
-      while (pos_ < text_.size() && IsNumberChar(text_[pos_])) ++pos_;
-      tok_.kind = Tok::kNumber;
-      tok_.text = std::string(text_.substr(start, pos_ - start));
-      return OkStatus();
-    }
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_') {
-      size_t start = pos_;
-      while (pos_ < text_.size() &&
-             ((text_[pos_] >= 'a' && text_[pos_] <= 'z') || (text_[pos_] >= 'A' && text_[pos_] <= 'Z') ||
-              (text_[pos_] >= '0' && text_[pos_] <= '9') || text_[pos_] == '_'))
-        ++pos_;
-      tok_.kind = Tok::kIdent;
-      tok_.text = std::string(text_.substr(start, pos_ - start));
-      return OkStatus();
-    }
-    if (std::strchr("(){}[]<>,:=", c)) {
-      ++pos_;
-      tok_.kind = Tok::kPunct;
-      tok_.text = std::string(1, c);
-      return OkStatus();
-    }
-    return Error(tok_, fmt::format("unexpected character '{}'", c));
-  }
-
-  Status LexString(std::string* out) {
-    ++pos_;  // opening quote
-    out->clear();
-    while (true) {
-      if (pos_ >= text_.size() || text_[pos_] == '\n') return Error(tok_, "unterminated string");
-      char c = text_[pos_++];
-      if (c == '"') return OkStatus();
-      if (c != '\\') {
-        *out += c;
-        continue;
-      }
-      if (pos_ >= text_.size()) return Error(tok_, "unterminated string");
-      char e = text_[pos_++];
-      if (e == '"' || e == '\\') {
-        *out += e;
-      } else if (e == 'x' && pos_ + 2 <= text_.size() && std::isxdigit(static_cast<unsigned char>(text_[pos_])) &&
-                 std::isxdigit(static_cast<unsigned char>(text_[pos_ + 1]))) {
-        *out += static_cast<char>(std::strtol(std::string(text_.substr(pos_, 2)).c_str(), nullptr, 16));
-        pos_ += 2;
-      } else {
-        return Error(tok_, fmt::format("bad escape '\\{}' in string", e));
-      }
-    }
-  }
-
-  // ---- helpers ----
-  std::string Where(const Token& t) const { return fmt::format("{}:{}:{}", file_, t.line, t.col); }
-  Status Error(const Token& t, const std::string& msg) const { return InvalidArgumentError("{}: {}", Where(t), msg); }
-  std::string Describe(const Token& t) const {
-    switch (t.kind) {
-      case Tok::kEnd: return "end of input";
-      case Tok::kValue: return "'%" + t.text + "'";
-      case Tok::kAt: return "'@" + t.text + "'";
-      case Tok::kString: return "a string";
-      default: return "'" + t.text + "'";
-    }
-  }
-  bool IsPunct(const char* p) const { return tok_.kind == Tok::kPunct && tok_.text == p; }
-  Status ExpectPunct(const char* p) {
-    if (!IsPunct(p)) return Error(tok_, fmt::format("expected '{}', got {}", p, Describe(tok_)));
-    return Next();
-  }
-  Status ExpectIdent(const char* w) {
-    if (tok_.kind != Tok::kIdent || tok_.text != w)
-      return Error(tok_, fmt::format("expected '{}', got {}", w, Describe(tok_)));
-    return Next();
-  }
   Status CheckFresh(const std::string& name, const Token& at) {
     if (g_->FindValue(name)) return Error(at, fmt::format("value '%{}' is defined twice", name));
     return OkStatus();
   }
 
   Status ParseRef(Value** v) {
-    if (tok_.kind != Tok::kValue) return Error(tok_, fmt::format("expected a value, got {}", Describe(tok_)));
-    *v = g_->FindValue(tok_.text);
-    if (!*v) return Error(tok_, fmt::format("use of undefined value '%{}'", tok_.text));
+    if (tok().kind != Tok::kValue) return Error(tok(), fmt::format("expected a value, got {}", Describe(tok())));
+    *v = g_->FindValue(tok().text);
+    if (!*v) return Error(tok(), fmt::format("use of undefined value '%{}'", tok().text));
     return Next();
   }
 
-  Status ParseInt(const Token& t, int64_t* out) {
-    if (t.kind != Tok::kNumber) return Error(t, fmt::format("expected an integer, got {}", Describe(t)));
-    errno = 0;
-    char* end = nullptr;
-    long long v = std::strtoll(t.text.c_str(), &end, 10);
-    if (errno || *end) return Error(t, fmt::format("'{}' is not an integer", t.text));
-    *out = v;
-    return OkStatus();
-  }
-  Status ParseFloat(const Token& t, float* out) {
-    if (t.kind != Tok::kNumber && !(t.kind == Tok::kIdent && (t.text == "inf" || t.text == "nan")))
-      return Error(t, fmt::format("expected a number, got {}", Describe(t)));
-    char* end = nullptr;
-    *out = std::strtof(t.text.c_str(), &end);
-    if (*end || t.text.rfind("0x", 0) == 0) return Error(t, fmt::format("'{}' is not a number", t.text));
-    return OkStatus();
-  }
-
-  Status ParseIntList(std::vector<int64_t>* out) {
-    TSR_RETURN_IF_ERROR(ExpectPunct("["));
-    while (!IsPunct("]")) {
-      int64_t v;
-      TSR_RETURN_IF_ERROR(ParseInt(tok_, &v));
-      out->push_back(v);
-      TSR_RETURN_IF_ERROR(Next());
-      if (!IsPunct(",")) break;
-      TSR_RETURN_IF_ERROR(Next());
-    }
-    return ExpectPunct("]");
-  }
-  Status ParseFloatList(std::vector<float>* out) {
-    TSR_RETURN_IF_ERROR(ExpectPunct("["));
-    while (!IsPunct("]")) {
-      float v;
-      TSR_RETURN_IF_ERROR(ParseFloat(tok_, &v));
-      out->push_back(v);
-      TSR_RETURN_IF_ERROR(Next());
-      if (!IsPunct(",")) break;
-      TSR_RETURN_IF_ERROR(Next());
-    }
-    return ExpectPunct("]");
-  }
-
-  // ---- grammar ----
   Status ParseType(TensorType* t) {
-    if (tok_.kind != Tok::kIdent) return Error(tok_, fmt::format("expected a type, got {}", Describe(tok_)));
-    auto dt = ParseDType(tok_.text);
-    if (!dt) return Error(tok_, fmt::format("unknown element type '{}'", tok_.text));
+    if (tok().kind != Tok::kIdent) return Error(tok(), fmt::format("expected a type, got {}", Describe(tok())));
+    auto dt = ParseDType(tok().text);
+    if (!dt) return Error(tok(), fmt::format("unknown element type '{}'", tok().text));
     t->dtype = *dt;
     TSR_RETURN_IF_ERROR(Next());
     t->shape.clear();
     TSR_RETURN_IF_ERROR(ParseIntList(&t->shape));
     t->quant.reset();
     if (!IsPunct("<")) return OkStatus();
-    Token at = tok_;
+    Token at = tok();
     TSR_RETURN_IF_ERROR(Next());
     QuantParams q;
     bool have_zp = false;
     while (!IsPunct(">")) {
-      if (tok_.kind != Tok::kIdent) return Error(tok_, "expected 'axis', 's' or 'zp'");
-      const std::string key = tok_.text;
+      if (tok().kind != Tok::kIdent) return Error(tok(), "expected 'axis', 's' or 'zp'");
+      const std::string key = tok().text;
       TSR_RETURN_IF_ERROR(Next());
       TSR_RETURN_IF_ERROR(ExpectPunct("="));
       if (key == "axis") {
         int64_t a;
-        TSR_RETURN_IF_ERROR(ParseInt(tok_, &a));
+        TSR_RETURN_IF_ERROR(ParseInt(tok(), &a));
         q.axis = static_cast<int>(a);
         TSR_RETURN_IF_ERROR(Next());
       } else if (key == "s") {
@@ -276,7 +103,7 @@ class Parser {
           TSR_RETURN_IF_ERROR(ParseFloatList(&q.scale));
         } else {
           float s;
-          TSR_RETURN_IF_ERROR(ParseFloat(tok_, &s));
+          TSR_RETURN_IF_ERROR(ParseFloat(tok(), &s));
           q.scale = {s};
           TSR_RETURN_IF_ERROR(Next());
         }
@@ -287,7 +114,7 @@ class Parser {
           TSR_RETURN_IF_ERROR(ParseIntList(&zps));
         } else {
           int64_t z;
-          TSR_RETURN_IF_ERROR(ParseInt(tok_, &z));
+          TSR_RETURN_IF_ERROR(ParseInt(tok(), &z));
           zps = {z};
           TSR_RETURN_IF_ERROR(Next());
         }
@@ -311,8 +138,8 @@ class Parser {
   }
 
   Status ParseDef(std::string* name, TensorType* type) {
-    if (tok_.kind != Tok::kValue) return Error(tok_, fmt::format("expected a value name, got {}", Describe(tok_)));
-    *name = tok_.text;
+    if (tok().kind != Tok::kValue) return Error(tok(), fmt::format("expected a value name, got {}", Describe(tok())));
+    *name = tok().text;
     TSR_RETURN_IF_ERROR(Next());
     TSR_RETURN_IF_ERROR(ExpectPunct(":"));
     return ParseType(type);
@@ -324,38 +151,38 @@ class Parser {
     TSR_RETURN_IF_ERROR(ValidateShape(type.shape, "constant '%" + name + "'").WithContext(Where(at)));
     const int64_t numel = NumElements(type.shape);
     const uint64_t nbytes = static_cast<uint64_t>(numel) * DTypeSize(type.dtype);
-    if (IsPunct("<")) return Error(tok_, fmt::format("constant '%{}' was printed with elided data", name));
-    if (tok_.kind == Tok::kNumber && tok_.text.rfind("0x", 0) == 0) {
-      const std::string& h = tok_.text;
+    if (IsPunct("<")) return Error(tok(), fmt::format("constant '%{}' was printed with elided data", name));
+    if (tok().kind == Tok::kNumber && tok().text.rfind("0x", 0) == 0) {
+      const std::string& h = tok().text;
       if (h.size() - 2 != 2 * nbytes)
-        return Error(tok_,
+        return Error(tok(),
                      fmt::format("constant '%{}' needs {} bytes of data, got {}", name, nbytes, (h.size() - 2) / 2));
       *out = Tensor(type.dtype, type.shape);
       uint8_t* p = out->raw();
       for (size_t i = 0; i < out->nbytes(); ++i) {
         int hi = HexDigit(h[2 + 2 * i]), lo = HexDigit(h[3 + 2 * i]);
-        if (hi < 0 || lo < 0) return Error(tok_, "bad hex digit in constant data");
+        if (hi < 0 || lo < 0) return Error(tok(), "bad hex digit in constant data");
         p[i] = static_cast<uint8_t>(hi << 4 | lo);
       }
       return Next();
     }
-    Token list_at = tok_;
+    Token list_at = tok();
     // Each element takes at least one character of what is left of the file.
-    if (static_cast<uint64_t>(numel) > text_.size() - pos_ + 1)
+    if (static_cast<uint64_t>(numel) > BytesLeft() + 1)
       return Error(list_at, fmt::format("constant '%{}' declares {} elements but the file has only {} bytes left", name,
-                                        numel, text_.size() - pos_));
+                                        numel, BytesLeft()));
     *out = Tensor(type.dtype, type.shape);
     TSR_RETURN_IF_ERROR(ExpectPunct("["));
     int64_t i = 0;
     while (!IsPunct("]")) {
-      if (i >= out->numel()) return Error(tok_, fmt::format("too many elements for constant '%{}'", name));
+      if (i >= out->numel()) return Error(tok(), fmt::format("too many elements for constant '%{}'", name));
       if (type.dtype == DType::kF32) {
-        TSR_RETURN_IF_ERROR(ParseFloat(tok_, &out->data<float>()[i]));
+        TSR_RETURN_IF_ERROR(ParseFloat(tok(), &out->data<float>()[i]));
       } else {
         int64_t v;
-        TSR_RETURN_IF_ERROR(ParseInt(tok_, &v));
+        TSR_RETURN_IF_ERROR(ParseInt(tok(), &v));
         if (v < DTypeMin(type.dtype) || v > DTypeMax(type.dtype))
-          return Error(tok_, fmt::format("{} out of range for {}", v, DTypeName(type.dtype)));
+          return Error(tok(), fmt::format("{} out of range for {}", v, DTypeName(type.dtype)));
         switch (type.dtype) {
           case DType::kI8: out->data<int8_t>()[i] = static_cast<int8_t>(v); break;
           case DType::kU8:
@@ -381,9 +208,10 @@ class Parser {
   }
 
   Status ParseAttr(const OpDef* def, const std::string& op, Attrs* attrs) {
-    if (tok_.kind != Tok::kIdent) return Error(tok_, fmt::format("expected an attribute name, got {}", Describe(tok_)));
-    Token at = tok_;
-    const std::string key = tok_.text;
+    if (tok().kind != Tok::kIdent)
+      return Error(tok(), fmt::format("expected an attribute name, got {}", Describe(tok())));
+    Token at = tok();
+    const std::string key = tok().text;
     const AttrDef* ad = def->FindAttr(key);
     if (!ad) return Error(at, fmt::format("op '{}' has no attribute '{}'", op, key));
     if (attrs->Has(key)) return Error(at, fmt::format("attribute '{}' given twice", key));
@@ -392,19 +220,19 @@ class Parser {
     switch (ad->kind) {
       case AttrKind::kInt: {
         int64_t v;
-        TSR_RETURN_IF_ERROR(ParseInt(tok_, &v));
+        TSR_RETURN_IF_ERROR(ParseInt(tok(), &v));
         attrs->Set(key, v);
         return Next();
       }
       case AttrKind::kFloat: {
         float v;
-        TSR_RETURN_IF_ERROR(ParseFloat(tok_, &v));
+        TSR_RETURN_IF_ERROR(ParseFloat(tok(), &v));
         attrs->Set(key, v);
         return Next();
       }
       case AttrKind::kString: {
-        if (tok_.kind != Tok::kString) return Error(tok_, fmt::format("attribute '{}' must be a string", key));
-        attrs->Set(key, tok_.text);
+        if (tok().kind != Tok::kString) return Error(tok(), fmt::format("attribute '{}' must be a string", key));
+        attrs->Set(key, tok().text);
         return Next();
       }
       case AttrKind::kInts: {
@@ -427,7 +255,7 @@ class Parser {
     std::vector<std::pair<std::string, TensorType>> defs;
     std::vector<Token> def_at;
     while (true) {
-      def_at.push_back(tok_);
+      def_at.push_back(tok());
       std::string name;
       TensorType type;
       TSR_RETURN_IF_ERROR(ParseDef(&name, &type));
@@ -439,9 +267,9 @@ class Parser {
       TSR_RETURN_IF_ERROR(Next());
     }
     TSR_RETURN_IF_ERROR(ExpectPunct("="));
-    if (tok_.kind != Tok::kIdent) return Error(tok_, fmt::format("expected an op name, got {}", Describe(tok_)));
-    Token op_at = tok_;
-    const std::string op = tok_.text;
+    if (tok().kind != Tok::kIdent) return Error(tok(), fmt::format("expected an op name, got {}", Describe(tok())));
+    Token op_at = tok();
+    const std::string op = tok().text;
     TSR_RETURN_IF_ERROR(Next());
     if (op == "const") {
       if (defs.size() != 1) return Error(op_at, "a constant defines exactly one value");
@@ -473,8 +301,8 @@ class Parser {
       TSR_RETURN_IF_ERROR(ExpectPunct("}"));
     }
     std::string node_name;
-    if (tok_.kind == Tok::kAt) {
-      node_name = tok_.text;
+    if (tok().kind == Tok::kAt) {
+      node_name = tok().text;
       TSR_RETURN_IF_ERROR(Next());
     }
     std::vector<std::string> names;
@@ -488,18 +316,14 @@ class Parser {
     return OkStatus();
   }
 
-  std::string_view text_;
-  std::string file_;
-  size_t pos_ = 0, line_start_ = 0;
-  int line_ = 1;
-  Token tok_;
   Graph* g_ = nullptr;
 };
 
 }  // namespace
+}  // namespace text
 
 StatusOr<std::unique_ptr<Graph>> ParseGraph(std::string_view text, const std::string& filename) {
-  return Parser(text, filename).Run();
+  return text::Parser(text, filename).Run();
 }
 
 }  // namespace tessera::ir

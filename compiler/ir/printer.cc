@@ -3,18 +3,14 @@
 #include <fmt/format.h>
 
 #include "compiler/ir/graph.h"
+#include "compiler/ir/lexer.h"
 
 namespace tessera::ir {
 namespace {
 
-bool IsIdentChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
-         c == '$' || c == '/' || c == '-';
-}
-
 std::string Ident(const std::string& name) {
   bool plain = !name.empty();
-  for (char c : name) plain &= IsIdentChar(c);
+  for (char c : name) plain &= text::IsNameChar(c);
   return plain ? name : QuoteString(name);
 }
 
