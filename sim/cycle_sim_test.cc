@@ -22,9 +22,10 @@ struct SimRun {
 };
 
 SimRun RunSim(const std::string& text, CycleOptions opts = {}, const char* config = "configs/default.json",
-              bool compute_overlap = false) {
+              bool compute_overlap = false, bool serial = false) {
   HwConfig cfg = testing::LoadConfigOrDie(config);
   cfg.compute_overlap = compute_overlap ? 1 : 0;
+  cfg.serial = serial ? 1 : 0;
   auto prog = Assemble(cfg, text, "t.s");
   EXPECT_TRUE(prog.ok()) << prog.status().ToString();
   Dram dram(cfg.dram_size_bytes);
@@ -123,6 +124,53 @@ TEST(CycleSim, LoadGemmStoreChain) {
   EXPECT_EQ(r.timing[5].start, 132);
   EXPECT_EQ(r.stats.cycles(), 133);
   ExpectCategoriesSum(r.stats);
+}
+
+// queues.serial (docs/microarch.md "Serial"): LoadGemmStoreChain's stream,
+// each instruction dispatched in the cycle the one before it pushed.
+TEST(CycleSim, SerialDispatchesOneInstructionAtATime) {
+  const char* text =
+      "LOAD mem=uop sram=0 dram=0x1000 y_size=1 x_size=1 x_stride=1\n"                      // 0 compute
+      "LOAD mem=inp sram=0 dram=0x2000 y_size=1 x_size=2 x_stride=2 push_next\n"            // 1 load
+      "GEMM uop_bgn=0 uop_end=1 iter_out=2 iter_in=5 pop_prev\n"                            // 2 compute
+      "ALU op=add use_imm imm=1 uop_bgn=0 uop_end=1 iter_out=3 iter_in=1 push_next\n"       // 3 compute
+      "STORE mem=out sram=0 dram=0x3000 y_size=1 x_size=1 x_stride=1 pop_prev push_prev\n"  // 4 store
+      "FINISH pop_next\n";                                                                  // 5 compute
+  SimRun r = RunSim(text, {}, "configs/default.json", false, true);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  // 0: dispatched 38 (the stream arrives 38), starts 39, ends 74 (as decoupled).
+  EXPECT_EQ(r.timing[0].start, 39);
+  EXPECT_EQ(r.timing[0].end, 74);
+  // 1: dispatched 74, starts 75, burst ready 77, data 109..110, completes 111 (decoupled: 40..76).
+  EXPECT_EQ(r.timing[1].start, 75);
+  EXPECT_EQ(r.timing[1].end, 111);
+  // 2: GEMM 112 + 10 + 4 = 126; 3: ALU 127 + 3 + 3 = 133; 4: STORE 134 + 36 = 170; 5: FINISH 171..172.
+  EXPECT_EQ(r.timing[2].start, 112);
+  EXPECT_EQ(r.timing[2].end, 126);
+  EXPECT_EQ(r.timing[3].start, 127);
+  EXPECT_EQ(r.timing[3].end, 133);
+  EXPECT_EQ(r.timing[4].start, 134);
+  EXPECT_EQ(r.timing[4].end, 170);
+  EXPECT_EQ(r.timing[5].start, 171);
+  EXPECT_EQ(r.stats.cycles(), 172);
+  // Fetch waits on the core from the first dispatch to the last (one cycle busy per dispatch).
+  EXPECT_EQ(r.stats.unit(regs::Unit::kFetch).busy, 6);
+  ExpectCategoriesSum(r.stats);
+}
+
+TEST(CycleSimFaults, TokenFromAYoungerInstructionDeadlocksASerialCore) {
+  const char* text =
+      "LOAD mem=uop sram=0 dram=0x1000 y_size=1 x_size=1 x_stride=1\n"
+      "ALU op=mov use_imm imm=1 uop_bgn=0 uop_end=1 iter_out=1 iter_in=1 pop_prev\n"
+      "LOAD mem=inp sram=0 dram=0x2000 y_size=1 x_size=1 x_stride=1 push_next\n"
+      "FINISH\n";
+  EXPECT_TRUE(RunSim(text).status.ok());
+  SimRun r = RunSim(text, {}, "configs/default.json", false, true);
+  EXPECT_EQ(r.status.code(), StatusCode::kAborted);
+  EXPECT_NE(r.status.message().find("fetch:   2 of 4 instructions dispatched (blocked: the serial core dispatches "
+                                    "one instruction at a time, in stream order)"),
+            std::string::npos)
+      << r.status.message();
 }
 
 // The compute module's two pipes (sim/timing.h, docs/microarch.md "Overlap").

@@ -47,12 +47,19 @@ struct Scheduler {
           .WithFault(regs::MakeFault(regs::ErrorCode::kIllegalInstruction, fetched));
     TSR_RETURN_IF_ERROR(CheckFinishPlacement(cfg, *in, fetched, count));
     auto& q = queue[static_cast<int>(ModuleOf(*in))];
-    if (static_cast<int64_t>(q.size()) >= cfg.command_queue_depth) return false;
+    if (static_cast<int64_t>(q.size()) >= cfg.command_queue_depth || (cfg.serial != 0 && Queued() > 0)) return false;
     stream.push_back(*in);
     finish_rule.Add(*in, fetched);
     q.push_back(fetched++);
     core.stats().insn_fetch_bytes += kInsnBytes;
     return true;
+  }
+
+  // Instructions fetched and not yet executed (a serial core holds at most one).
+  int64_t Queued() const {
+    int64_t n = 0;
+    for (const auto& q : queue) n += static_cast<int64_t>(q.size());
+    return n;
   }
 
   bool CanStart(const Instruction& in) const {
@@ -108,7 +115,9 @@ struct Scheduler {
       msg += fmt::format("\n  {:<8} {}", std::string(ModuleName(static_cast<Module>(m))) + ":",
                          WhyBlocked(static_cast<Module>(m)));
     msg += fmt::format("\n  fetch:   {} of {} instructions fetched", fetched, count);
-    if (fetched < count) msg += " (blocked: the next instruction's command queue is full)";
+    if (fetched < count)
+      msg += cfg.serial != 0 ? " (blocked: the serial core dispatches one instruction at a time, in stream order)"
+                             : " (blocked: the next instruction's command queue is full)";
     msg += "\n  tokens:  " + TokenCounts();
     return regs::FaultError(regs::ErrorCode::kDeadlock, -1, "{}", msg);
   }

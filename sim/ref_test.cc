@@ -17,9 +17,11 @@ struct Outcome {
   DeviceCounters stats;
 };
 
-Outcome RunText(const std::string& text, const char* config = "configs/default.json", bool compute_overlap = false) {
+Outcome RunText(const std::string& text, const char* config = "configs/default.json", bool compute_overlap = false,
+                bool serial = false) {
   HwConfig cfg = testing::LoadConfigOrDie(config);
   cfg.compute_overlap = compute_overlap ? 1 : 0;
+  cfg.serial = serial ? 1 : 0;
   auto prog = Assemble(cfg, text, "t.s");
   EXPECT_TRUE(prog.ok()) << prog.status().ToString();
   Dram dram(cfg.dram_size_bytes);
@@ -289,6 +291,24 @@ TEST(RefFaults, FullCommandQueueDeadlock) {
   Outcome o = RunText(text, "configs/tiny.json");
   EXPECT_NE(o.run.message().find("fetch:   16 of 36 instructions fetched (blocked: the next instruction's command "
                                  "queue is full)"),
+            std::string::npos)
+      << o.run.message();
+}
+
+// A compute instruction waits for a token a younger load instruction pushes:
+// the decoupled core runs it, a serial core (queues.serial) cannot.
+TEST(RefFaults, TokenFromAYoungerInstructionDeadlocksASerialCore) {
+  const std::string text = std::string(kUop) +
+                           "LOAD mem=uop sram=0 dram=k y_size=1 x_size=1 x_stride=1\n"
+                           "ALU op=mov use_imm imm=1 uop_bgn=0 uop_end=1 iter_out=1 iter_in=1 pop_prev\n"
+                           "LOAD mem=inp sram=0 dram=0x2000 y_size=1 x_size=1 x_stride=1 push_next\n"
+                           "FINISH\n";
+  EXPECT_TRUE(RunText(text).run.ok());
+  Outcome o = RunText(text, "configs/default.json", false, true);
+  EXPECT_EQ(o.run.code(), StatusCode::kAborted);
+  EXPECT_NE(o.run.message().find("compute: next #1 ALU"), std::string::npos) << o.run.message();
+  EXPECT_NE(o.run.message().find("fetch:   2 of 4 instructions fetched (blocked: the serial core dispatches one "
+                                 "instruction at a time, in stream order)"),
             std::string::npos)
       << o.run.message();
 }

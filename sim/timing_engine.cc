@@ -218,7 +218,7 @@ class Engine {
   }
 
   Status Dispatch(int64_t t) {
-    if (buffered_ == 0) return OkStatus();
+    if (buffered_ == 0 || (cfg_.serial != 0 && !Idle())) return OkStatus();
     const int64_t idx = next_dispatch_;
     if (static_cast<int64_t>(stream_.size()) == idx) TSR_RETURN_IF_ERROR(DecodeNext(idx));
     Unit& u = units_[static_cast<int>(ModuleOf(stream_[idx]))];
@@ -230,6 +230,13 @@ class Engine {
     dispatched_now_ = true;
     changed_ = true;
     return OkStatus();
+  }
+
+  // No instruction queued, executing or pushing: when a serial core dispatches.
+  bool Idle() const {
+    for (const Unit* u : {&units_[0], &units_[1], &units_[2], &gemm_})
+      if (u->state != Unit::State::kFree || !u->queue.empty()) return false;
+    return true;
   }
 
   Status DecodeNext(int64_t idx) {
@@ -385,7 +392,9 @@ class Engine {
     for (const Unit& u : units_) msg += fmt::format("\n  {:<8} {}", std::string(ModuleName(u.id)) + ":", UnitState(u));
     if (gemm_.state != Unit::State::kFree) msg += fmt::format("\n  compute GEMM pipe: {}", UnitState(gemm_));
     msg += fmt::format("\n  fetch:   {} of {} instructions dispatched", next_dispatch_, count_);
-    if (buffered_ > 0) msg += " (blocked: the next instruction's command queue is full)";
+    if (buffered_ > 0)
+      msg += cfg_.serial != 0 ? " (blocked: the serial core dispatches one instruction at a time, in stream order)"
+                              : " (blocked: the next instruction's command queue is full)";
     msg += "\n  tokens:  " + TokenCounts();
     return regs::FaultError(regs::ErrorCode::kDeadlock, -1, "{}", msg);
   }

@@ -176,6 +176,7 @@ void Accelerator::RunOnce() {
     run_.t0 = start.value();
     run_.period = period_.value();
     run_.finished = false;
+    run_.unretired = 0;
     run_.finish_rule = FinishRule();
     OffsetTrace shifted(trace_, elapsed_cycles_);
     run_.trace = trace_ ? &shifted : nullptr;

@@ -58,7 +58,7 @@ void Fetch::Dispatch() {
   }
   // Phase 4: the oldest fetched instruction enters its module's command queue.
   bool dispatched = false;
-  if (buffered_ > 0) {
+  if (buffered_ > 0 && (run_.cfg->serial == 0 || run_.unretired == 0)) {
     const Block& b = blocks_.front();
     if (!decoded_) {
       const int64_t idx = next_dispatch_;
@@ -77,6 +77,7 @@ void Fetch::Dispatch() {
       TraceCount(run_, fmt::format("{} command queue", ModuleName(ModuleOf(head_))), q.size());
       --buffered_;
       ++next_dispatch_;
+      ++run_.unretired;
       decoded_ = false;
       dispatched = run_.changed = true;
       if (next_dispatch_ == b.first + b.n) blocks_.pop_front(), --arrived_;
@@ -214,6 +215,7 @@ void ExecUnit::TryPush(Slot& s, int64_t t) {
   }
   if (!Compute()) stalls().wait_token += t - since_;
   s.state = State::kFree;
+  --run_.unretired;
   if (Other(s).state == State::kFree) since_ = t;
   run_.changed = true;
   if (s.cur.in.op() == Opcode::kFinish) run_.finished = true;

@@ -55,6 +55,7 @@ struct RunState {
   int64_t cycle = 0;
   Phase phase = Phase::kComplete;
   bool changed = false, finished = false;
+  int64_t unretired = 0;   // dispatched and not yet done pushing (a serial core dispatches at 0)
   FinishRule finish_rule;  // the end-of-stream token rule, fed at decode
   CycleStats stats;
   Status error;

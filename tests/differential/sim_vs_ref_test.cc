@@ -33,7 +33,8 @@ std::string Replay(const HwConfig& cfg, const Program& p, const std::string& con
       std::string(TESSERA_TEST_OUTPUT_DIR) + "/sim_vs_ref_failure_" + cfg.name + "_" + std::to_string(seed) + ".s";
   std::ofstream(path) << Disassemble(cfg, p);
   return "replay: tessera exec " + path + " -c " + config_path + " --target ref|sim" +
-         (cfg.compute_overlap ? " (with timing.compute_overlap set to 1 in the config)" : "");
+         (cfg.compute_overlap ? " (with timing.compute_overlap set to 1 in the config)" : "") +
+         (cfg.serial ? " (with queues.serial set to 1 in the config)" : "");
 }
 
 struct SimResult {
@@ -117,6 +118,31 @@ TEST_P(SimVsRef, RandomValidProgramsWithOverlap) {
   int faster = 0;
   CheckRandomPrograms(GetParam(), true, std::max(1, SeedsPerConfig() / 3), &faster);
   EXPECT_GT(faster, 0);
+}
+
+// queues.serial (docs/microarch.md "Serial"): the generator's programs run on
+// a serial core, sim agrees with ref, and no instruction starts before the
+// one before it in the stream has ended.
+TEST_P(SimVsRef, RandomValidProgramsOnASerialCore) {
+  HwConfig cfg = testing::LoadConfigOrDie(GetParam());
+  cfg.serial = 1;
+  for (int seed = 0; seed < std::max(1, SeedsPerConfig() / 3); ++seed) {
+    Program p = testing::RandomValidProgram(cfg, static_cast<uint64_t>(seed));
+    const std::string replay = Replay(cfg, p, GetParam(), seed);
+    Dram ref_dram(cfg.dram_size_bytes);
+    ASSERT_TRUE(LoadProgram(cfg, p, &ref_dram).ok());
+    RefSim ref(cfg, &ref_dram);
+    Status rs = ref.Run(p.text_addr, static_cast<int64_t>(p.insns.size()));
+    ASSERT_TRUE(rs.ok()) << rs.ToString() << "\n" << replay;
+    SimResult r = RunCycle(cfg, p, {});
+    ASSERT_TRUE(r.status.ok()) << r.status.ToString() << "\n" << replay;
+    ASSERT_TRUE(r.dram == ref_dram.Segments()) << "sim and ref DRAM differ; " << replay;
+    std::vector<InsnTiming> by_index(r.stats.instructions.size());
+    for (const InsnTiming& t : r.stats.instructions) by_index[static_cast<size_t>(t.index)] = t;
+    for (size_t i = 1; i < by_index.size(); ++i)
+      ASSERT_GE(by_index[i].start, by_index[i - 1].end + 1)
+          << "instruction " << i << " starts before " << i - 1 << " has ended and pushed; " << replay;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryConfig, SimVsRef, ::testing::ValuesIn(testing::BundledConfigPaths()),

@@ -145,6 +145,24 @@ TEST_P(SystemcVsSim, RandomProgramsWithComputeOverlap) {
   }
 }
 
+// queues.serial: the SystemC model's fetch dispatches on the same cycles as sim's.
+TEST_P(SystemcVsSim, RandomProgramsOnASerialCore) {
+  const std::string config_path = GetParam();
+  HwConfig cfg = testing::LoadConfigOrDie(config_path);
+  cfg.serial = 1;
+  testing::DevicePair pair(cfg, "sim", "systemc");
+  ASSERT_TRUE(pair.ok());
+  for (int seed = 0; seed < std::max(1, SeedsPerConfig() / 4); ++seed) {
+    Program p = testing::RandomValidProgram(cfg, static_cast<uint64_t>(seed));
+    testing::DeviceOutcome sim, sc;
+    pair.Run(p, &sim, &sc);
+    const std::string replay = Replay(cfg, p, config_path + " (queues.serial 1)", "serial_seed" + std::to_string(seed));
+    ASSERT_TRUE(sim.status.ok()) << sim.status.ToString() << "\n" << replay;
+    ExpectSame(sim, sc, replay);
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryConfig, SystemcVsSim, ::testing::ValuesIn(testing::BundledConfigPaths()),
                          testing::ConfigParamName());
 
