@@ -114,7 +114,9 @@ Status Lexer::LexString(std::string* out) {
 
 std::string Lexer::Where(const Token& t) const { return fmt::format("{}:{}:{}", file_, t.line, t.col); }
 
-Status Lexer::Error(const Token& t, const std::string& msg) const { return InvalidArgumentError("{}: {}", Where(t), msg); }
+Status Lexer::Error(const Token& t, const std::string& msg) const {
+  return InvalidArgumentError("{}: {}", Where(t), msg);
+}
 
 std::string Lexer::Describe(const Token& t) const {
   switch (t.kind) {
