@@ -43,22 +43,6 @@ ir::Value* Spread(ir::Graph& g, const ir::Value* v, int axis, const std::vector<
   return g.AddConstant(g.UniqueName(v->name() + ".aligned"), std::move(r), q);
 }
 
-// Gives a qconv n output channels, old channel c at map[c] (zero weights,
-// zero bias and the first multiplier for the rest).
-void SpreadOutputs(ir::Graph& g, ir::Node* conv, const std::vector<int64_t>& map, int64_t n) {
-  conv->SetInput(1, Spread(g, conv->input(1), 0, map, n));
-  if (conv->num_inputs() > 2) conv->SetInput(2, Spread(g, conv->input(2), 0, map, n));
-  std::vector<int64_t> m = conv->attrs().Ints("multiplier");
-  if (m.size() > 1) {
-    std::vector<int64_t> nm(static_cast<size_t>(n), m[0]);
-    for (size_t c = 0; c < map.size(); ++c) nm[map[c]] = m[c];
-    conv->attrs().Set("multiplier", nm);
-  }
-  ir::TensorType t = conv->output()->type();
-  t.shape[1] = n;
-  conv->output()->set_type(t);
-}
-
 // v's channels moved to map[c] of n: its readers follow (ReadersTakePadding).
 void Widen(ir::Graph& g, ir::Value* v, const std::vector<int64_t>& map, int64_t n) {
   const std::vector<ir::Node*> readers = v->users();
@@ -74,6 +58,20 @@ void Widen(ir::Graph& g, ir::Value* v, const std::vector<int64_t>& map, int64_t 
 }
 
 }  // namespace
+
+void SpreadOutputs(ir::Graph& g, ir::Node* conv, const std::vector<int64_t>& map, int64_t n) {
+  conv->SetInput(1, Spread(g, conv->input(1), 0, map, n));
+  if (conv->num_inputs() > 2) conv->SetInput(2, Spread(g, conv->input(2), 0, map, n));
+  std::vector<int64_t> m = conv->attrs().Ints("multiplier");
+  if (m.size() > 1) {
+    std::vector<int64_t> nm(static_cast<size_t>(n), m[0]);
+    for (size_t c = 0; c < map.size(); ++c) nm[map[c]] = m[c];
+    conv->attrs().Set("multiplier", nm);
+  }
+  ir::TensorType t = conv->output()->type();
+  t.shape[1] = n;
+  conv->output()->set_type(t);
+}
 
 int AlignChannelConcats(ir::Graph& g, int64_t block) {
   int count = 0;

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "compiler/ir/graph.h"
 
@@ -28,5 +29,10 @@ namespace tessera::backend {
 
 // Pads the concats that can be padded; returns how many.
 int AlignChannelConcats(ir::Graph& g, int64_t block);
+
+// Gives qconv `conv` n output channels, old channel c at map[c] (zero
+// weights, zero bias and the first multiplier for the rest; conv_shuffle.h
+// reorders with it).
+void SpreadOutputs(ir::Graph& g, ir::Node* conv, const std::vector<int64_t>& map, int64_t n);
 
 }  // namespace tessera::backend

@@ -57,10 +57,12 @@ class Planner {
     const Placement* p = v->producer() ? PlacementOf(v->producer()) : nullptr;
     if (p == nullptr) return false;
     if (p->kind == PlaceKind::kAlias) return p->node->op() == "concat";
-    if (p->kind == PlaceKind::kFused) {
+    if (p->kind == PlaceKind::kFused) {  // a pool, or a pixel shuffle's last node (fuse_conv_shuffle.h)
       const ir::Node* conv = p->node->input(0)->producer();
+      for (int i = 0; i < 3 && conv && conv->op() != "qconv"; ++i) conv = conv->input(0)->producer();
       const Placement* c = conv ? PlacementOf(conv) : nullptr;
-      return c && c->kind == PlaceKind::kAccel && c->op == AccelOp::kConv && c->fused_pool == p->node;
+      return c && c->kind == PlaceKind::kAccel && c->op == AccelOp::kConv &&
+             (c->fused_pool == p->node || (!c->shuffle.nodes.empty() && c->shuffle.nodes.back() == p->node));
     }
     return p->kind == PlaceKind::kAccel && (p->op == AccelOp::kConv || p->op == AccelOp::kPool) && !p->fused_pool;
   }

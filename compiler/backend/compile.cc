@@ -10,6 +10,7 @@
 #include "compiler/backend/batch_matmul.h"
 #include "compiler/backend/channel_slices.h"
 #include "compiler/backend/constants.h"
+#include "compiler/backend/conv_shuffle.h"
 #include "compiler/backend/cost_model.h"
 #include "compiler/backend/graph_serde.h"
 #include "compiler/backend/layout.h"
@@ -231,7 +232,10 @@ class Compiler {
           TSR_ASSIGN_OR_RETURN(in_buf, DeviceInput(x));
         }
         // A fused max pool's result is the layer's (conv_pool.h).
-        const ir::Node* last = p.fused_pool ? p.fused_pool : p.fused_add ? p.fused_add : n;
+        const ir::Node* last = p.fused_pool               ? p.fused_pool
+                               : p.fused_add              ? p.fused_add
+                               : !p.shuffle.nodes.empty() ? p.shuffle.nodes.back()
+                                                          : n;
         TSR_ASSIGN_OR_RETURN(std::string out_buf, DeviceValue(last->output()));
         TSR_ASSIGN_OR_RETURN(ConvBlocking blocks, BlockConv(cfg_, p.geo));
         // Weights and channel parameters stay in the graph; the buffers record how they are packed.
@@ -250,6 +254,11 @@ class Compiler {
           c.in =
               p.im2col ? NchwView(sx, blocks.icb, p.geo.ih, p.geo.iw) : ViewOf(sx, x, blocks.icb, p.geo.ih, p.geo.iw);
           c.out = ViewOf(sy, last->output(), blocks.ocb, p.geo.oh / f, p.geo.ow / f);
+          if (!p.shuffle.nodes.empty()) {  // the shuffled result (conv_shuffle.h)
+            const ConvShuffle& sh = p.shuffle;
+            c.out = ViewOf(sy, last->output(), blocks.ocb / (sh.sh * sh.sw), sh.oh, sh.ow);
+            c.out_h = sh.oh, c.out_w = sh.ow, c.crop_h = sh.crop_h, c.crop_w = sh.crop_w;
+          }
         }
         c.in_zero_point = ZeroPointOf(x);
         c.out_zero_point = ZeroPointOf(n->output());
@@ -379,9 +388,11 @@ class Compiler {
     s->set_node(n->Label());
     s->set_value(n->output()->name());  // identifies the node on load
     const ir::Node* fused = p.fused_pool ? p.fused_pool : p.fused_add;
-    s->set_op(fused ? n->op() + "+" + fused->op() : n->op());
+    s->set_op(fused ? n->op() + "+" + fused->op() : p.shuffle.nodes.empty() ? n->op() : n->op() + "+shuffle");
     s->set_reason(p.reason);
     if (fused) s->add_fused(fused->output()->name());
+    for (const ir::Node* f : p.shuffle.nodes) s->add_fused(f->output()->name());
+    if (!p.shuffle.nodes.empty()) produced_on_device_.insert(p.shuffle.nodes.back()->output()->name());
     s->set_recording(bytes.data(), bytes.size());
     for (const std::string& b : slot_buffers) s->add_slot_buffers(b);
     s->set_predicted_cycles(predicted.cycles);
@@ -425,12 +436,15 @@ class Compiler {
 
 StatusOr<std::unique_ptr<tsr::Model>> CompileGraph(const ir::Graph& g, const HwConfig& cfg,
                                                    const BackendOptions& opts) {
-  if (ConcatsInPlace(cfg)) {  // concats padded to channel blocks run in place (align_concat.h)
-    std::unique_ptr<ir::Graph> aligned = g.Clone();
-    if (AlignChannelConcats(*aligned, cfg.block_in) > 0) {
-      const Status v = ir::Verify(*aligned);
-      TSR_CHECK(v.ok(), "align-concat built an invalid graph: {}", v.ToString());
-      return Compiler(*aligned, cfg, opts).Run();
+  // Stride phases ordered for a device pixel shuffle (conv_shuffle.h) and
+  // concats padded to channel blocks to run in place (align_concat.h).
+  if (ConcatsInPlace(cfg)) {
+    std::unique_ptr<ir::Graph> copy = g.Clone();
+    const int shuffles = OrderShufflePhases(*copy, cfg.block_in);
+    if (shuffles + AlignChannelConcats(*copy, cfg.block_in) > 0) {
+      const Status v = ir::Verify(*copy);
+      TSR_CHECK(v.ok(), "shuffle-phase ordering or align-concat built an invalid graph: {}", v.ToString());
+      return Compiler(*copy, cfg, opts).Run();
     }
   }
   return Compiler(g, cfg, opts).Run();

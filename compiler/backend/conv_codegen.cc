@@ -9,6 +9,7 @@
 
 #include "compiler/backend/conv_pool.h"
 #include "compiler/backend/weight_tiles.h"
+#include "isa/base/check.h"
 #include "isa/alu.h"
 #include "isa/config.h"
 #include "runtime/kernel.h"
@@ -183,26 +184,43 @@ class ConvEmitter {
                                         at ? x.ob0 : -1, at ? x.j0 : -1, x.in_w);
     return kernels_.GetOrBuild(key, [&]() -> StatusOr<Kernel> {
       KernelBuilder kb(cfg_, KernelKind::kGemm, c_.name + " gemm");
-      kb.Outer(x.th, x.tw, g_.sh * x.in_w, 0).Inner(x.tw, 1, g_.sw, 0);
+      kb.Outer(x.th, Phases() * x.tw, g_.sh * x.in_w, 0).Inner(x.tw, t_.shuffle_w, g_.sw, 0);
       for (int64_t u : x.ic->taps) {  // (o * tib + j) * kk + tap, the non-zero weight tiles
         const int64_t o = u / (x.tib * kk_), j = u / kk_ % x.tib, i = u % kk_ / g_.kw, k = u % g_.kw;
         const int64_t in_l = b_.depthwise ? o : j;
         const int64_t wgt =
             t_.weights_resident ? ((x.ob0 + o) * b_.ibpo + x.j0 + j) * kk_ + i * g_.kw + k : wgt_base_[x.slot] + u;
-        kb.Uop(acc_base_[x.aslot] + o * x.th * x.tw,
+        kb.Uop(acc_base_[x.aslot] + BlockRow(x, o),
                inp_base_[x.slot] + in_l * x.in_h * x.in_w + i * g_.dh * x.in_w + k * g_.dw, wgt);
       }
       return kb.Build();
     });
   }
 
+  // Pixel-shuffle phases per shuffled block (1: none).
+  int64_t Phases() const { return t_.shuffle_h * t_.shuffle_w; }
+
+  // The tile's accumulator row of conv block o's first pixel: o * th * tw, or
+  // with a pixel shuffle its phase (rh, rw)'s place in shuffled block o / P,
+  // th * sh rows of tw * sw pixels (the phase's pixels every sh-th row, sw-th column).
+  int64_t BlockRow(const Tile& x, int64_t o) const {
+    const int64_t p = o % Phases();
+    return (o - p) * x.th * x.tw + p / t_.shuffle_w * x.tw * t_.shuffle_w + p % t_.shuffle_w;
+  }
+
   // ALU kernel over `pixels` accumulator rows per output block from `base`;
   // with `src_row` >= 0 each output block reads parameter row src_row + block
-  // (one operand read per block).
+  // (one operand read per block; with a pixel shuffle one uop per block over
+  // its phase's pixels).
   StatusOr<Kernel> AluKernel(const Tile& x, const char* what, int64_t src_row, int64_t base, int64_t pixels) {
-    const std::string key = fmt::format("alu {} {} {} {} {}", what, x.tob, pixels, base, src_row);
+    const std::string key = fmt::format("alu {} {} {} {} {} {}", what, x.tob, pixels, base, src_row, x.th);
     return kernels_.GetOrBuild(key, [&]() -> StatusOr<Kernel> {
       KernelBuilder kb(cfg_, KernelKind::kAlu, c_.name + " " + what);
+      if (Phases() > 1 && src_row >= 0) {
+        kb.Outer(x.th, Phases() * x.tw, 0).Inner(x.tw, t_.shuffle_w, 0);
+        for (int64_t o = 0; o < x.tob; ++o) kb.Uop(base + BlockRow(x, o), src_row + o);
+        return kb.Build();
+      }
       kb.Outer(x.tob, pixels, src_row >= 0 ? 1 : 0).Inner(pixels, 1, 0);
       kb.Uop(base, std::max<int64_t>(src_row, 0));
       return kb.Build();
@@ -341,8 +359,35 @@ class ConvEmitter {
     return OkStatus();
   }
 
+  // A pixel-shuffled tile: the rows of its shuffled blocks inside the
+  // result's window, one STORE per block when its rows are whole, else one per row.
+  Status StoreShuffled(const Tile& x) {
+    const int64_t p = Phases(), rows = x.th * t_.shuffle_h, cols = x.tw * t_.shuffle_w;
+    const int64_t y0 = x.oh0 * t_.shuffle_h - c_.crop_h, x0 = x.ow0 * t_.shuffle_w - c_.crop_w;
+    const int64_t r0 = std::max<int64_t>(0, -y0), r1 = std::min(rows, c_.out_h - y0);
+    const int64_t k0 = std::max<int64_t>(0, -x0), k1 = std::min(cols, c_.out_w - x0);
+    TSR_CHECK(r0 < r1 && k0 < k1, "{}: shuffled tile ({}, {}) stores nothing", c_.name, x.oh0, x.ow0);
+    Dma2D d;
+    d.y_size = k0 == 0 && k1 == cols ? r1 - r0 : 1;
+    d.x_size = k1 - k0;
+    d.x_stride = c_.out.stride_h;
+    for (int64_t b = 0; b < x.tob / p; ++b)
+      for (int64_t r = r0; r < r1; r += d.y_size) {
+        const int64_t sram = acc_base_[x.aslot] + b * p * x.th * x.tw + r * cols + k0;
+        const int64_t elem = c_.out.base + x.n * c_.out.stride_n + (x.ob0 / p + b) * c_.out.stride_c +
+                             (y0 + r) * c_.out.stride_h + x0 + k0;
+        TSR_RETURN_IF_ERROR(s_.Store(sram, c_.out.slot, elem, d).WithContext(c_.name));
+      }
+    return OkStatus();
+  }
+
   Status StoreStage(const Tile& x, int64_t otile, int64_t total_out) {
     TSR_RETURN_IF_ERROR(s_.Pop(Module::kCompute, Module::kStore));
+    if (Phases() > 1) {
+      TSR_RETURN_IF_ERROR(StoreShuffled(x));
+      if (otile + 2 < total_out) TSR_RETURN_IF_ERROR(s_.Push(Module::kStore, Module::kCompute));
+      return OkStatus();
+    }
     // The tile, or its pooled outputs (out is then the pool's result).
     const int64_t f = t_.max_pool ? 2 : 1;
     const int64_t base = t_.max_pool ? PoolTileOf(x).out : acc_base_[x.aslot];

@@ -47,6 +47,9 @@ struct ConvEpilogue {
   // the ADD (0: no add). 1: one MULSHRC by a row of ones (the post-shift and
   // the clamp); else SHR and the clamp's one or two passes.
   int residual_passes = 0;
+  // A pixel shuffle of sh x sw stride phases (conv_shuffle.h): oc tiles of
+  // whole phase groups, stored at their shuffled positions.
+  int64_t shuffle_h = 1, shuffle_w = 1;
   // The passes depend on the range only: shifts are valid MULSHR shifts
   // (type inference keeps shift in [0, 63] and post_shift in [0, 31]).
   static bool OneClampPass(int64_t act_min, int64_t act_max) {
@@ -93,6 +96,11 @@ struct ConvTiling {
   // A fused residual add: the other operand's tile sits after the tile, and
   // the add's two multiplier rows after the parameter rows.
   bool residual_add = false;
+  // A pixel shuffle (ConvEpilogue::shuffle_h/w): tob is a multiple of
+  // shuffle_h * shuffle_w, and the tile's conv block o (phase o % P) writes
+  // its pixel (i, j) to row i * shuffle_h + rh, column j * shuffle_w + rw of
+  // shuffled block o / P (conv_codegen.h).
+  int64_t shuffle_h = 1, shuffle_w = 1;
   // Derived per-tile sizes.
   int64_t in_h = 0, in_w = 0;  // input rows/cols of a tile (with the kernel halo)
   int64_t in_blocks = 0;       // input-channel blocks in an input tile

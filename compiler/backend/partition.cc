@@ -9,6 +9,7 @@
 #include "compiler/backend/batch_matmul.h"
 #include "compiler/backend/fuse_conv_add.h"
 #include "compiler/backend/fuse_conv_pool.h"
+#include "compiler/backend/fuse_conv_shuffle.h"
 #include "compiler/backend/layout.h"
 #include "compiler/backend/weight_tiles.h"
 #include "isa/base/check.h"
@@ -379,6 +380,7 @@ StatusOr<std::vector<Placement>> Partition(const ir::Graph& g, const HwConfig& c
                     [&](const ir::Node* u) { return out[index.at(u)].kind == PlaceKind::kCpu; }))
       out[i] = CpuPlacement(out[i].node, "element-wise op whose result only the CPU reads");
   }
+  FuseConvShuffle(g, cfg, &out);
   if (opts.fuse_pools) FuseConvMaxPool(g, cfg, &out);
   if (opts.fuse_adds) FuseConvAdd(g, cfg, &out);
   return out;

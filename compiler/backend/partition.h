@@ -10,11 +10,12 @@
 
 #include "compiler/backend/alu_codegen.h"
 #include "compiler/backend/conv_plan.h"
+#include "compiler/backend/conv_shuffle.h"
 #include "compiler/ir/graph.h"
 
 namespace tessera::backend {
 
-// kFused: computed inside another accelerator layer (fuse_conv_pool.h, fuse_conv_add.h).
+// kFused: computed inside another accelerator layer (fuse_conv_pool.h, fuse_conv_add.h, fuse_conv_shuffle.h).
 enum class PlaceKind { kAccel, kAlias, kCpu, kFused };
 // kUnary: an element-wise ALU program (exec::AluProgramOf: hard sigmoid/swish, requantize).
 enum class AccelOp { kNone, kConv, kDense, kBatchMatMul, kPool, kAdd, kMul, kUnary };
@@ -34,6 +35,9 @@ struct Placement {
   // step is emitted at the add's position; `add_operand` is the conv's input index of the add.
   const ir::Node* fused_add = nullptr;
   int add_operand = 0;
+  // A pixel shuffle (and crop) stored by the conv's tiles (fuse_conv_shuffle.h):
+  // its last node's result is the layer's; no nodes: none.
+  ConvShuffle shuffle;
   int carrier = -1;      // kFused add: the index of the placement whose step computes it
   int64_t products = 1;  // kBatchMatMul: independent products of geometry `geo` (batch_matmul.h)
   // kPool

@@ -1,0 +1,45 @@
+// The pixel shuffle after a conv_transpose's stride-phase conv
+// (conv-transpose-to-conv) on the device: the conv's tiles store their pixels
+// at their shuffled positions, so the shuffle (and a crop that is a window of
+// the shuffled grid) costs no host round trip.
+//
+// OrderShufflePhases (on CompileGraph's copy of the graph) gives the conv its
+// channels block-major, [M/BLK][s_h*s_w][BLK] instead of [M][s_h*s_w], so one
+// channel block holds one phase and BLK channels, and rewrites the shuffle to
+// match (same result, bit for bit):
+//   before: %t = qconv(..) [N,M*P,LH,LW]  reshape [N,M,sh,sw,LH,LW]  transpose [0,1,4,2,5,3]
+//           reshape [N,M,LH*sh,LW*sw]  [slice {starts=[0,0,ch,cw], ends=[N,M,ch+OH,cw+OW]}]
+//   after:  %t = qconv(..) (channels reordered)  reshape [N*M/BLK,sh,sw,BLK,LH,LW]
+//           transpose [0,3,4,1,5,2]  reshape [N,M,LH*sh,LW*sw]  [slice as before]
+// Then every oc tile of whole phase groups computes shuffled blocks: the GEMM
+// writes phase (rh, rw)'s pixel (qh, qw) to accumulator row (qh*sh + rh) of
+// the tile, column (qw*sw + rw) (conv_codegen.h), and the STOREs write the
+// rows of the crop window. M must be a multiple of BLK (U-Net and DCGAN-style
+// decoders: 16..512 channels); other convs keep the host shuffle.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "compiler/ir/graph.h"
+
+namespace tessera::backend {
+
+struct ConvShuffle {
+  int64_t sh = 1, sw = 1;          // phases along rows and columns
+  int64_t crop_h = 0, crop_w = 0;  // the result's first row and column in the shuffled grid
+  int64_t oh = 0, ow = 0;          // the result's rows and columns
+  // reshape, transpose, reshape[, slice]: each reads the one before, the last one's result is the layer's.
+  std::vector<const ir::Node*> nodes;
+};
+
+// Reorders the channels of every stride-phase qconv whose shuffle can run on
+// the device (above); returns how many.
+int OrderShufflePhases(ir::Graph& g, int64_t block);
+
+// The device-ordered shuffle reading qconv `conv`'s result (its only use),
+// or nullopt.
+std::optional<ConvShuffle> DeviceShuffleOf(const ir::Graph& g, const ir::Node& conv, int64_t block);
+
+}  // namespace tessera::backend
