@@ -255,9 +255,8 @@ class Compiler {
               p.im2col ? NchwView(sx, blocks.icb, p.geo.ih, p.geo.iw) : ViewOf(sx, x, blocks.icb, p.geo.ih, p.geo.iw);
           c.out = ViewOf(sy, last->output(), blocks.ocb, p.geo.oh / f, p.geo.ow / f);
           if (!p.shuffle.nodes.empty()) {  // the shuffled result (conv_shuffle.h)
-            const ConvShuffle& sh = p.shuffle;
-            c.out = ViewOf(sy, last->output(), blocks.ocb / (sh.sh * sh.sw), sh.oh, sh.ow);
-            c.out_h = sh.oh, c.out_w = sh.ow, c.crop_h = sh.crop_h, c.crop_w = sh.crop_w;
+            const PixelShuffle& sh = p.shuffle.geo;
+            c.out = ViewOf(sy, last->output(), blocks.ocb / sh.phases(), sh.oh, sh.ow);
           }
         }
         c.in_zero_point = ZeroPointOf(x);

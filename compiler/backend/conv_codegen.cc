@@ -184,7 +184,7 @@ class ConvEmitter {
                                         at ? x.ob0 : -1, at ? x.j0 : -1, x.in_w);
     return kernels_.GetOrBuild(key, [&]() -> StatusOr<Kernel> {
       KernelBuilder kb(cfg_, KernelKind::kGemm, c_.name + " gemm");
-      kb.Outer(x.th, Phases() * x.tw, g_.sh * x.in_w, 0).Inner(x.tw, t_.shuffle_w, g_.sw, 0);
+      kb.Outer(x.th, Phases() * x.tw, g_.sh * x.in_w, 0).Inner(x.tw, t_.shuffle.sw, g_.sw, 0);
       for (int64_t u : x.ic->taps) {  // (o * tib + j) * kk + tap, the non-zero weight tiles
         const int64_t o = u / (x.tib * kk_), j = u / kk_ % x.tib, i = u % kk_ / g_.kw, k = u % g_.kw;
         const int64_t in_l = b_.depthwise ? o : j;
@@ -198,33 +198,54 @@ class ConvEmitter {
   }
 
   // Pixel-shuffle phases per shuffled block (1: none).
-  int64_t Phases() const { return t_.shuffle_h * t_.shuffle_w; }
+  int64_t Phases() const { return t_.shuffle.phases(); }
 
   // The tile's accumulator row of conv block o's first pixel: o * th * tw, or
   // with a pixel shuffle its phase (rh, rw)'s place in shuffled block o / P,
   // th * sh rows of tw * sw pixels (the phase's pixels every sh-th row, sw-th column).
   int64_t BlockRow(const Tile& x, int64_t o) const {
     const int64_t p = o % Phases();
-    return (o - p) * x.th * x.tw + p / t_.shuffle_w * x.tw * t_.shuffle_w + p % t_.shuffle_w;
+    return (o - p) * x.th * x.tw + p / t_.shuffle.sw * x.tw * t_.shuffle.sw + p % t_.shuffle.sw;
   }
 
   // ALU kernel over `pixels` accumulator rows per output block from `base`;
   // with `src_row` >= 0 each output block reads parameter row src_row + block
-  // (one operand read per block; with a pixel shuffle one uop per block over
-  // its phase's pixels).
+  // (one operand read per block).
   StatusOr<Kernel> AluKernel(const Tile& x, const char* what, int64_t src_row, int64_t base, int64_t pixels) {
-    const std::string key = fmt::format("alu {} {} {} {} {} {}", what, x.tob, pixels, base, src_row, x.th);
+    const std::string key = fmt::format("alu {} {} {} {} {}", what, x.tob, pixels, base, src_row);
     return kernels_.GetOrBuild(key, [&]() -> StatusOr<Kernel> {
       KernelBuilder kb(cfg_, KernelKind::kAlu, c_.name + " " + what);
-      if (Phases() > 1 && src_row >= 0) {
-        kb.Outer(x.th, Phases() * x.tw, 0).Inner(x.tw, t_.shuffle_w, 0);
-        for (int64_t o = 0; o < x.tob; ++o) kb.Uop(base + BlockRow(x, o), src_row + o);
-        return kb.Build();
-      }
       kb.Outer(x.tob, pixels, src_row >= 0 ? 1 : 0).Inner(pixels, 1, 0);
       kb.Uop(base, std::max<int64_t>(src_row, 0));
       return kb.Build();
     });
+  }
+
+  // AluKernel reading parameter rows, or with a pixel shuffle one kernel per
+  // phase: its blocks (outer), columns (inner) and rows (uops), so each
+  // block's parameter row is read once (a new source row costs a cycle).
+  StatusOr<std::vector<Kernel>> ParamKernels(const Tile& x, const char* what, int64_t src_row, int64_t base) {
+    if (Phases() == 1) {
+      TSR_ASSIGN_OR_RETURN(Kernel k, AluKernel(x, what, src_row, base, x.th * x.tw));
+      return std::vector<Kernel>{k};
+    }
+    std::vector<Kernel> ks;
+    for (int64_t p = 0; p < Phases(); ++p) {
+      const std::string key = fmt::format("alu {} {} {} {} {} {} {}", what, x.tob, x.th, x.tw, base, src_row, p);
+      TSR_ASSIGN_OR_RETURN(Kernel k, kernels_.GetOrBuild(key, [&]() -> StatusOr<Kernel> {
+        KernelBuilder kb(cfg_, KernelKind::kAlu, c_.name + " " + what);
+        kb.Outer(x.tob / Phases(), Phases() * x.th * x.tw, Phases()).Inner(x.tw, t_.shuffle.sw, 0);
+        for (int64_t i = 0; i < x.th; ++i) kb.Uop(base + BlockRow(x, p) + i * Phases() * x.tw, src_row + p);
+        return kb.Build();
+      }));
+      ks.push_back(k);
+    }
+    return ks;
+  }
+
+  Status AluVecAll(const std::vector<Kernel>& ks, AluOp op, int64_t imm = 0) {
+    for (const Kernel& k : ks) TSR_RETURN_IF_ERROR(s_.AluVec(k, op, imm));
+    return OkStatus();
   }
 
   // A fused max pool's tile: the conv rows, then the pooled outputs.
@@ -258,14 +279,14 @@ class ConvEmitter {
     if (!overlap_) TSR_RETURN_IF_ERROR(s_.Pop(Module::kLoad, Module::kCompute));
     if (x.first) {
       if (otile >= 2) TSR_RETURN_IF_ERROR(s_.Pop(Module::kStore, Module::kCompute));
-      TSR_ASSIGN_OR_RETURN(Kernel bias, AluKernel(x, "bias", params_[x.aslot], acc_base_[x.aslot], x.th * x.tw));
+      TSR_ASSIGN_OR_RETURN(std::vector<Kernel> bias, ParamKernels(x, "bias", params_[x.aslot], acc_base_[x.aslot]));
       s_.set_overlap(pending_.has_value());  // beside the previous tile's last GEMM
       Status st;
       if (overlap_ && params_ob0_[x.aslot] != x.ob0) {  // this bank's copy of the oc tile's rows
         params_ob0_[x.aslot] = x.ob0;
         st = LoadParams(x, params_[x.aslot]);
       }
-      if (st.ok()) st = s_.AluVec(bias, AluOp::kMov);
+      if (st.ok()) st = AluVecAll(bias, AluOp::kMov);
       if (st.ok() && overlap_ && t_.residual_add) st = EmitResidualLoad(x);
       s_.set_overlap(false);
       TSR_RETURN_IF_ERROR(st);
@@ -303,12 +324,12 @@ class ConvEmitter {
         TSR_RETURN_IF_ERROR(EmitPool(x));
         base = PoolTileOf(x).out, pixels /= 4;
       }
-      TSR_ASSIGN_OR_RETURN(Kernel scale, AluKernel(x, "scale", params_[x.aslot] + x.tob, base, pixels));
+      TSR_ASSIGN_OR_RETURN(std::vector<Kernel> scale, ParamKernels(x, "scale", params_[x.aslot] + x.tob, base));
       const auto fused = alu::MulShrClipImm(c_.shift, c_.act_min, c_.act_max);
       if (c_.out_zero_point == 0 && fused) {  // MULSHR and the clamp in one pass
-        TSR_RETURN_IF_ERROR(s_.AluVec(scale, AluOp::kMulShrClip, *fused));
+        TSR_RETURN_IF_ERROR(AluVecAll(scale, AluOp::kMulShrClip, *fused));
       } else {
-        TSR_RETURN_IF_ERROR(s_.AluVec(scale, AluOp::kMulShr, c_.shift));
+        TSR_RETURN_IF_ERROR(AluVecAll(scale, AluOp::kMulShr, c_.shift));
         TSR_ASSIGN_OR_RETURN(Kernel clamp, AluKernel(x, "clamp", -1, base, pixels));
         if (c_.out_zero_point != 0) TSR_RETURN_IF_ERROR(s_.Alu(clamp, AluOp::kAdd, c_.out_zero_point));
         TSR_RETURN_IF_ERROR(EmitClamp(s_, clamp, c_.act_min, c_.act_max));
@@ -362,10 +383,10 @@ class ConvEmitter {
   // A pixel-shuffled tile: the rows of its shuffled blocks inside the
   // result's window, one STORE per block when its rows are whole, else one per row.
   Status StoreShuffled(const Tile& x) {
-    const int64_t p = Phases(), rows = x.th * t_.shuffle_h, cols = x.tw * t_.shuffle_w;
-    const int64_t y0 = x.oh0 * t_.shuffle_h - c_.crop_h, x0 = x.ow0 * t_.shuffle_w - c_.crop_w;
-    const int64_t r0 = std::max<int64_t>(0, -y0), r1 = std::min(rows, c_.out_h - y0);
-    const int64_t k0 = std::max<int64_t>(0, -x0), k1 = std::min(cols, c_.out_w - x0);
+    const int64_t p = Phases(), rows = x.th * t_.shuffle.sh, cols = x.tw * t_.shuffle.sw;
+    const int64_t y0 = x.oh0 * t_.shuffle.sh - t_.shuffle.crop_h, x0 = x.ow0 * t_.shuffle.sw - t_.shuffle.crop_w;
+    const int64_t r0 = std::max<int64_t>(0, -y0), r1 = std::min(rows, t_.shuffle.oh - y0);
+    const int64_t k0 = std::max<int64_t>(0, -x0), k1 = std::min(cols, t_.shuffle.ow - x0);
     TSR_CHECK(r0 < r1 && k0 < k1, "{}: shuffled tile ({}, {}) stores nothing", c_.name, x.oh0, x.ow0);
     Dma2D d;
     d.y_size = k0 == 0 && k1 == cols ? r1 - r0 : 1;

@@ -44,10 +44,7 @@ struct ConvCodegen {
   ConvBlocking blocks;
   ConvTiling tiling;
   ActView in, out;          // with tiling.max_pool, out is the pooled result
-  // With a pixel shuffle (tiling.shuffle_h/w, conv_shuffle.h) out is the
-  // shuffled result, out_h x out_w pixels from row crop_h, column crop_w of
-  // the shuffled grid.
-  int64_t out_h = 0, out_w = 0, crop_h = 0, crop_w = 0;
+  // With a pixel shuffle (tiling.shuffle) out is the shuffled result.
   Slot weights, params;     // packed as in layout.h
   int64_t weight_base = 0;  // element (weight tile) offset of the weights in their slot
   WeightTileMask nonzero;   // all-zero weight tiles are not loaded or multiplied (weight_tiles.h)

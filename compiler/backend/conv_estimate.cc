@@ -62,6 +62,7 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
   DmaCosts dma(cfg);
   const int64_t kk = g.kh * g.kw;
   const int64_t E_in = cfg.inp_tile_bytes, E_w = cfg.wgt_tile_bytes, E_out = cfg.out_tile_bytes;
+  const PixelShuffle& sh = t.shuffle;
   // Per spatial tile (ht, wt): output extent and the input window's inside
   // part; one input block's LOAD and one output block's STORE.
   struct Span {
@@ -85,6 +86,13 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
       load1[h * ws.size() + w] =
           dma.Load(hs[h].inside, ws[w].inside * E_in, g.iw * E_in, hs[h].in * ws[w].in - hs[h].inside * ws[w].inside);
       store1[h * ws.size() + w] = dma.Store(hs[h].out, ws[w].out * E_out, g.ow * E_out, ws[w].out);
+      if (sh.phases() > 1) {  // one shuffled block: its rows inside the window, per row unless whole
+        const int64_t rows = hs[h].out * sh.sh, cols = ws[w].out * sh.sw;
+        const int64_t vr = Inside(int64_t(h) * t.th * sh.sh - sh.crop_h, rows, sh.oh);
+        const int64_t vc = Inside(int64_t(w) * t.tw * sh.sw - sh.crop_w, cols, sh.ow);
+        store1[h * ws.size() + w] = vc == cols ? dma.Store(vr, vc * E_out, sh.ow * E_out, vc)
+                                               : vr * dma.Store(1, vc * E_out, sh.ow * E_out, vc);
+      }
     }
   // Uop kernels are loaded by the compute module on first use. A GEMM kernel
   // is fixed by its oc/ic tile (their sizes; with resident weights, their
@@ -100,10 +108,11 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
     return fresh;
   };
   const int64_t alu_uop = dma.Load(1, kUopBytes, kUopBytes, 0);
-  // ALU over a tile's accumulator rows: `vec` reads one parameter row per output block.
+  // ALU over a tile's accumulator rows: `vec` reads one parameter row per
+  // output block (with a pixel shuffle, one instruction per phase).
   auto alu = [&](int64_t tob, int64_t pixels, bool vec) {
-    const int64_t src = 0;
-    return timing::AluCycles(cfg, timing::AluLoopCycles(cfg, vec, tob, pixels, &src, 1, vec ? 1 : 0, 0));
+    const int64_t src = 0, p = vec ? sh.phases() : 1;
+    return p * timing::AluCycles(cfg, timing::AluLoopCycles(cfg, vec, tob / p, pixels, &src, 1, vec ? 1 : 0, 0));
   };
 
   const int64_t t0 = timing::FirstStartCycle(cfg, 4 * t.tiles + 8);
@@ -179,7 +188,7 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
             c_prev = out_ready = x;
           }
           s_end_prev = s_end;
-          s_end = std::max(s_end, out_ready) + tob * (t.max_pool
+          s_end = std::max(s_end, out_ready) + tob / sh.phases() * (t.max_pool
                                                           ? dma.Store(th / 2, tw / 2 * E_out, g.ow / 2 * E_out, tw / 2)
                                                           : store1[ht * ws.size() + wt]);
         }

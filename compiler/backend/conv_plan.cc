@@ -93,7 +93,7 @@ Status CheckConvTiling(const HwConfig& cfg, const ConvGeometry& g, const ConvBlo
   if (b.group_ocb > 0 && b.group_ocb % t->tob)
     return InvalidArgumentError("convolution ({}): an oc tile of {} blocks spans two groups of {}", g.ToString(),
                                 t->tob, b.group_ocb);
-  const int64_t phases = t->shuffle_h * t->shuffle_w;
+  const int64_t phases = t->shuffle.phases();
   if (phases > 1 && (t->tob % phases || b.ocb % phases || t->max_pool || t->residual_add || b.depthwise))
     return InvalidArgumentError("convolution ({}): a pixel shuffle needs oc tiles of whole {}-phase groups only",
                                 g.ToString(), phases);
@@ -136,7 +136,7 @@ Status CheckConvTiling(const HwConfig& cfg, const ConvGeometry& g, const ConvBlo
   const int acc_bits = cfg.acc_idx_bits, src_bits = std::max(cfg.inp_idx_bits, cfg.acc_idx_bits);
   if (t->th >= (int64_t{1} << 14) || t->tw >= (int64_t{1} << 14) || !FitsBits(t->tw, acc_bits) ||
       !FitsBits(g.sh * t->in_w, src_bits) || !FitsBits(g.sw, src_bits) || !FitsBits(t->th * t->tw, acc_bits) ||
-      !FitsBits(phases * t->th * t->tw, acc_bits) || !FitsBits(t->shuffle_w, std::min(acc_bits, 8)))
+      !FitsBits(phases * t->th * t->tw, acc_bits) || !FitsBits(t->shuffle.sw, std::min(acc_bits, 8)))
     return ResourceExhaustedError("convolution ({}): tile {}x{} overflows a loop field", g.ToString(), t->th, t->tw);
   // DMA: padding fields hold up to pad_max entries; rows and pitches 16 bits.
   const int64_t pad_max = DmaPadMax(cfg);
@@ -166,7 +166,7 @@ StatusOr<ConvTiling> PlanConv(const HwConfig& cfg, const ConvGeometry& g, const 
   std::vector<int64_t> tobs = Candidates(b.group_ocb > 0 ? b.group_ocb : b.ocb, 64);
   if (b.group_ocb > 0)  // an oc tile stays inside one group
     tobs.erase(std::remove_if(tobs.begin(), tobs.end(), [&](int64_t t) { return b.group_ocb % t != 0; }), tobs.end());
-  const int64_t phases = e.shuffle_h * e.shuffle_w;  // an oc tile holds whole phase groups
+  const int64_t phases = e.shuffle.phases();  // an oc tile holds whole phase groups
   tobs.erase(std::remove_if(tobs.begin(), tobs.end(), [&](int64_t t) { return t % phases != 0; }), tobs.end());
   const std::vector<int64_t> tibs = b.depthwise ? std::vector<int64_t>{1} : Candidates(b.ibpo, 64);
   const std::vector<int64_t> tws = e.max_pool ? std::vector<int64_t>{g.ow} : Candidates(g.ow, 16384);
@@ -192,7 +192,7 @@ StatusOr<ConvTiling> PlanConv(const HwConfig& cfg, const ConvGeometry& g, const 
           ConvTiling t;
           t.tob = tob, t.tib = tib, t.th = th, t.tw = tw, t.max_pool = e.max_pool;
           t.residual_add = e.residual_passes > 0;
-          t.shuffle_h = e.shuffle_h, t.shuffle_w = e.shuffle_w;
+          t.shuffle = e.shuffle;
           Status s = CheckConvTiling(cfg, g, b, &t);
           if (!s.ok()) {
             last = s;

@@ -34,6 +34,16 @@ struct ConvGeometry {
   std::string ToString() const;
 };
 
+// A pixel shuffle of stride phases stored by the tiles (conv_shuffle.h):
+// the conv's channels are [OC/BLK/P][P][BLK] (P = sh * sw phases) and an oc
+// tile holds whole phase groups; conv block o's pixel (i, j) is pixel
+// (i * sh + o % P / sw, j * sw + o % P % sw) of shuffled block o / P. The
+// result is the oh x ow window from row crop_h, column crop_w of that grid.
+struct PixelShuffle {
+  int64_t sh = 1, sw = 1, crop_h = 0, crop_w = 0, oh = 0, ow = 0;
+  int64_t phases() const { return sh * sw; }
+};
+
 // What the layer does to each output tile after the GEMM (its ALU passes).
 struct ConvEpilogue {
   // Passes after the MULSHR: none when MULSHRC clamps in the same pass
@@ -47,9 +57,7 @@ struct ConvEpilogue {
   // the ADD (0: no add). 1: one MULSHRC by a row of ones (the post-shift and
   // the clamp); else SHR and the clamp's one or two passes.
   int residual_passes = 0;
-  // A pixel shuffle of sh x sw stride phases (conv_shuffle.h): oc tiles of
-  // whole phase groups, stored at their shuffled positions.
-  int64_t shuffle_h = 1, shuffle_w = 1;
+  PixelShuffle shuffle;  // stride phases stored at their shuffled positions (phases() == 1: none)
   // The passes depend on the range only: shifts are valid MULSHR shifts
   // (type inference keeps shift in [0, 63] and post_shift in [0, 31]).
   static bool OneClampPass(int64_t act_min, int64_t act_max) {
@@ -59,8 +67,8 @@ struct ConvEpilogue {
     return OneClampPass(act_min, act_max) ? 1 : 1 + (act_min == -act_max - 1 ? 1 : 2);
   }
   static ConvEpilogue ForRange(int64_t act_min, int64_t act_max, int64_t zero_point = 0) {
-    if (zero_point == 0 && OneClampPass(act_min, act_max)) return ConvEpilogue{0};
-    return ConvEpilogue{(act_min == -act_max - 1 ? 1 : 2) + (zero_point != 0 ? 1 : 0)};
+    if (zero_point == 0 && OneClampPass(act_min, act_max)) return ConvEpilogue{0, false, 0, {}};
+    return ConvEpilogue{(act_min == -act_max - 1 ? 1 : 2) + (zero_point != 0 ? 1 : 0), false, 0, {}};
   }
 };
 
@@ -96,11 +104,8 @@ struct ConvTiling {
   // A fused residual add: the other operand's tile sits after the tile, and
   // the add's two multiplier rows after the parameter rows.
   bool residual_add = false;
-  // A pixel shuffle (ConvEpilogue::shuffle_h/w): tob is a multiple of
-  // shuffle_h * shuffle_w, and the tile's conv block o (phase o % P) writes
-  // its pixel (i, j) to row i * shuffle_h + rh, column j * shuffle_w + rw of
-  // shuffled block o / P (conv_codegen.h).
-  int64_t shuffle_h = 1, shuffle_w = 1;
+  // A pixel shuffle (ConvEpilogue::shuffle): tob is a multiple of its phases.
+  PixelShuffle shuffle;
   // Derived per-tile sizes.
   int64_t in_h = 0, in_w = 0;  // input rows/cols of a tile (with the kernel halo)
   int64_t in_blocks = 0;       // input-channel blocks in an input tile

@@ -83,23 +83,24 @@ int OrderShufflePhases(ir::Graph& g, int64_t block) {
 std::optional<ConvShuffle> DeviceShuffleOf(const ir::Graph& g, const ir::Node& conv, int64_t block) {
   const std::optional<Chain> c = ChainOf(g, conv, {0, 3, 4, 1, 5, 2});
   int64_t m = 0;
-  ConvShuffle s;
+  ConvShuffle cs;
+  PixelShuffle& s = cs.geo;
   if (!c || !Phases(conv, *c, &m, &s.sh, &s.sw) || m % block != 0) return std::nullopt;
   const Shape& t = ShapeOf(&conv);
   if (ShapeOf(c->split) != Shape{t[0] * (m / block), s.sh, s.sw, block, t[2], t[3]}) return std::nullopt;
-  s.nodes = {c->split, c->shuffle, c->merge};
+  cs.nodes = {c->split, c->shuffle, c->merge};
   const Shape& out = ShapeOf(c->crop ? c->crop : c->merge);
   s.oh = out[2], s.ow = out[3];
   if (c->crop) {
     const Shape starts = c->crop->attrs().Ints("starts");
     s.crop_h = starts[2], s.crop_w = starts[3];
-    s.nodes.push_back(c->crop);
+    cs.nodes.push_back(c->crop);
   }
   // Every phase row and column holds a pixel of the result, so every tile stores some.
   if (s.crop_h < 0 || s.crop_w < 0 || s.crop_h >= s.sh || s.crop_w >= s.sw || (t[2] - 1) * s.sh >= s.crop_h + s.oh ||
       (t[3] - 1) * s.sw >= s.crop_w + s.ow)
     return std::nullopt;
-  return s;
+  return cs;
 }
 
 }  // namespace tessera::backend

@@ -22,14 +22,13 @@
 #include <optional>
 #include <vector>
 
+#include "compiler/backend/conv_plan.h"
 #include "compiler/ir/graph.h"
 
 namespace tessera::backend {
 
 struct ConvShuffle {
-  int64_t sh = 1, sw = 1;          // phases along rows and columns
-  int64_t crop_h = 0, crop_w = 0;  // the result's first row and column in the shuffled grid
-  int64_t oh = 0, ow = 0;          // the result's rows and columns
+  PixelShuffle geo;
   // reshape, transpose, reshape[, slice]: each reads the one before, the last one's result is the layer's.
   std::vector<const ir::Node*> nodes;
 };

@@ -16,7 +16,7 @@ void FuseConvShuffle(const ir::Graph& g, const HwConfig& cfg, std::vector<Placem
     std::optional<ConvShuffle> s = DeviceShuffleOf(g, *conv.node, cfg.block_in);
     if (!s) continue;
     ConvEpilogue e = EpilogueOf(*conv.node);
-    e.shuffle_h = s->sh, e.shuffle_w = s->sw;
+    e.shuffle = s->geo;
     // No tiling of whole phase groups fits: the shuffle stays on the host.
     if (!RetileForFusion(cfg, e, "pixel shuffle", &conv)) continue;
     for (const ir::Node* n : s->nodes) {
