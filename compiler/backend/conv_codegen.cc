@@ -9,8 +9,8 @@
 
 #include "compiler/backend/conv_pool.h"
 #include "compiler/backend/weight_tiles.h"
-#include "isa/base/check.h"
 #include "isa/alu.h"
+#include "isa/base/check.h"
 #include "isa/config.h"
 #include "runtime/kernel.h"
 

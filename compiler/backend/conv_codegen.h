@@ -43,7 +43,7 @@ struct ConvCodegen {
   ConvGeometry geo;
   ConvBlocking blocks;
   ConvTiling tiling;
-  ActView in, out;          // with tiling.max_pool, out is the pooled result
+  ActView in, out;  // with tiling.max_pool, out is the pooled result
   // With a pixel shuffle (tiling.shuffle) out is the shuffled result.
   Slot weights, params;     // packed as in layout.h
   int64_t weight_base = 0;  // element (weight tile) offset of the weights in their slot

@@ -188,9 +188,10 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
             c_prev = out_ready = x;
           }
           s_end_prev = s_end;
-          s_end = std::max(s_end, out_ready) + tob / sh.phases() * (t.max_pool
-                                                          ? dma.Store(th / 2, tw / 2 * E_out, g.ow / 2 * E_out, tw / 2)
-                                                          : store1[ht * ws.size() + wt]);
+          s_end =
+              std::max(s_end, out_ready) + tob / sh.phases() *
+                                               (t.max_pool ? dma.Store(th / 2, tw / 2 * E_out, g.ow / 2 * E_out, tw / 2)
+                                                           : store1[ht * ws.size() + wt]);
         }
       }
     }

@@ -10,8 +10,7 @@ void FuseConvShuffle(const ir::Graph& g, const HwConfig& cfg, std::vector<Placem
   std::map<const ir::Node*, size_t> index;
   for (size_t i = 0; i < parts->size(); ++i) index[(*parts)[i].node] = i;
   for (Placement& conv : *parts) {
-    if (conv.kind != PlaceKind::kAccel || conv.op != AccelOp::kConv || conv.im2col || conv.fused_pool ||
-        conv.fused_add)
+    if (conv.kind != PlaceKind::kAccel || conv.op != AccelOp::kConv || conv.im2col || conv.fused_pool || conv.fused_add)
       continue;
     std::optional<ConvShuffle> s = DeviceShuffleOf(g, *conv.node, cfg.block_in);
     if (!s) continue;
