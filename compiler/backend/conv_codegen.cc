@@ -224,9 +224,10 @@ class ConvEmitter {
   // AluKernel reading parameter rows, or with a pixel shuffle one kernel per
   // phase: its blocks (outer), columns (inner) and rows (uops), so each
   // block's parameter row is read once (a new source row costs a cycle).
-  StatusOr<std::vector<Kernel>> ParamKernels(const Tile& x, const char* what, int64_t src_row, int64_t base) {
+  StatusOr<std::vector<Kernel>> ParamKernels(const Tile& x, const char* what, int64_t src_row, int64_t base,
+                                             int64_t pixels) {
     if (Phases() == 1) {
-      TSR_ASSIGN_OR_RETURN(Kernel k, AluKernel(x, what, src_row, base, x.th * x.tw));
+      TSR_ASSIGN_OR_RETURN(Kernel k, AluKernel(x, what, src_row, base, pixels));
       return std::vector<Kernel>{k};
     }
     std::vector<Kernel> ks;
@@ -279,7 +280,8 @@ class ConvEmitter {
     if (!overlap_) TSR_RETURN_IF_ERROR(s_.Pop(Module::kLoad, Module::kCompute));
     if (x.first) {
       if (otile >= 2) TSR_RETURN_IF_ERROR(s_.Pop(Module::kStore, Module::kCompute));
-      TSR_ASSIGN_OR_RETURN(std::vector<Kernel> bias, ParamKernels(x, "bias", params_[x.aslot], acc_base_[x.aslot]));
+      TSR_ASSIGN_OR_RETURN(std::vector<Kernel> bias,
+                           ParamKernels(x, "bias", params_[x.aslot], acc_base_[x.aslot], x.th * x.tw));
       s_.set_overlap(pending_.has_value());  // beside the previous tile's last GEMM
       Status st;
       if (overlap_ && params_ob0_[x.aslot] != x.ob0) {  // this bank's copy of the oc tile's rows
@@ -324,7 +326,7 @@ class ConvEmitter {
         TSR_RETURN_IF_ERROR(EmitPool(x));
         base = PoolTileOf(x).out, pixels /= 4;
       }
-      TSR_ASSIGN_OR_RETURN(std::vector<Kernel> scale, ParamKernels(x, "scale", params_[x.aslot] + x.tob, base));
+      TSR_ASSIGN_OR_RETURN(std::vector<Kernel> scale, ParamKernels(x, "scale", params_[x.aslot] + x.tob, base, pixels));
       const auto fused = alu::MulShrClipImm(c_.shift, c_.act_min, c_.act_max);
       if (c_.out_zero_point == 0 && fused) {  // MULSHR and the clamp in one pass
         TSR_RETURN_IF_ERROR(AluVecAll(scale, AluOp::kMulShrClip, *fused));
