@@ -7,8 +7,9 @@
 namespace tessera::exec {
 
 StatusOr<KernelFn> MakeKernel(const ir::Node& node) {
-  for (auto find : {FindConvKernel, FindMatMulKernel, FindElementwiseKernel, FindUnaryKernel, FindReduceKernel,
-                    FindNormKernel, FindPoolKernel, FindTensorKernel, FindShapeKernel, FindQuantKernel, FindRnnKernel})
+  for (auto find :
+       {FindConvKernel, FindQuantConvKernel, FindMatMulKernel, FindElementwiseKernel, FindUnaryKernel, FindReduceKernel,
+        FindNormKernel, FindPoolKernel, FindTensorKernel, FindShapeKernel, FindQuantKernel, FindRnnKernel})
     if (KernelFactory f = find(node.op())) return f(node);
   return UnimplementedError("{}: the CPU executor has no kernel for op '{}'", node.Describe(), node.op());
 }

@@ -33,6 +33,7 @@ StatusOr<std::optional<std::vector<ir::Tensor>>> EvaluateConstantNode(const ir::
 
 // Per-family lookup: nullptr when the family does not handle the op.
 KernelFactory FindConvKernel(const std::string& op);
+KernelFactory FindQuantConvKernel(const std::string& op);
 KernelFactory FindMatMulKernel(const std::string& op);
 KernelFactory FindElementwiseKernel(const std::string& op);
 KernelFactory FindPoolKernel(const std::string& op);
