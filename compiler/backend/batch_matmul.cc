@@ -36,7 +36,8 @@ Placement PlaceBatchMatMul(const ir::Node* n, const HwConfig& cfg, const std::se
   g.oc = cols;
   g.ih = g.oh = CeilDiv(m, cfg.batch);
   g.iw = g.ow = 1;
-  auto t = PlanConv(cfg, g, EpilogueOf(*n));
+  const ConvEpilogue epi = EpilogueOf(*n);
+  auto t = PlanConv(cfg, g, epi);
   if (!t.ok()) return DoesNotFit(n, t.status());
   Placement p;
   p.node = n;
@@ -44,6 +45,7 @@ Placement PlaceBatchMatMul(const ir::Node* n, const HwConfig& cfg, const std::se
   p.op = AccelOp::kBatchMatMul;
   p.geo = g;
   p.tiling = *t;
+  p.epilogue = epi;
   p.products = groups;
   p.useful_macs = groups * m * k * cols;
   p.reason = fmt::format("{} products [{}, {}] x [{}, {}], second operand uploaded as weights{}; {}", groups, m, k, k,

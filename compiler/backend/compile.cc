@@ -4,12 +4,14 @@
 #include "compiler/backend/compile.h"
 
 #include <map>
+#include <optional>
 #include <set>
 
 #include "compiler/backend/align_concat.h"
 #include "compiler/backend/batch_matmul.h"
 #include "compiler/backend/channel_slices.h"
 #include "compiler/backend/constants.h"
+#include "compiler/backend/conv_schedule.h"
 #include "compiler/backend/conv_shuffle.h"
 #include "compiler/backend/cost_model.h"
 #include "compiler/backend/graph_serde.h"
@@ -188,9 +190,26 @@ class Compiler {
     return OkStatus();
   }
 
+  // A GEMM layer's schedule (conv_schedule.h), as the options ask.
+  StatusOr<ScheduleChoice> Schedule(Stream& s, const Placement& p, const EmitLayerFn& emit) {
+    return EmitScheduled(s, cfg_, opts_.conv_schedule, p.geo, p.epilogue, p.nonzero, p.tiling, emit);
+  }
+
+  // The placement's reason with the GEMM layer's schedule: its tiling if that
+  // changed, and which schedule it runs.
+  std::string Reason(const Placement& p, const std::optional<ScheduleChoice>& schedule) const {
+    std::string r = p.reason;
+    if (!schedule) return r;
+    const std::string planned = p.tiling.ToString(), kept = schedule->tiling.ToString();
+    if (size_t at = r.find(planned); at != std::string::npos && kept != planned) r.replace(at, planned.size(), kept);
+    const std::string d = schedule->Describe(cfg_);
+    return d.empty() ? r : r + "; " + d;
+  }
+
   Status AccelStep(const Placement& p) {
     const ir::Node* n = p.node;
     Stream stream(cfg_, n->Label());
+    std::optional<ScheduleChoice> schedule;  // GEMM layers
     std::vector<std::string> slot_buffers;
     std::map<std::string, Slot> slots;  // one slot per buffer (slices of one buffer share it)
     auto slot = [&](const std::string& buffer, uint64_t bytes) -> StatusOr<Slot> {
@@ -276,7 +295,11 @@ class Compiler {
           c.add_post_shift = static_cast<int>(a->attrs().Int("post_shift"));
           c.add_min = a->attrs().Int("act_min", -128), c.add_max = a->attrs().Int("act_max", 127);
         }
-        TSR_RETURN_IF_ERROR(EmitConv(stream, cfg_, c));
+        TSR_ASSIGN_OR_RETURN(schedule, Schedule(stream, p, [&](Stream& st, const HwConfig& ecfg, const ConvTiling& t) {
+                               ConvCodegen ct = c;
+                               ct.tiling = t;
+                               return EmitConv(st, ecfg, ct);
+                             }));
         break;
       }
       case AccelOp::kBatchMatMul: {  // batch_matmul.h: one dense layer per product
@@ -291,16 +314,21 @@ class Compiler {
         TSR_ASSIGN_OR_RETURN(Slot sy, buffer_slot(out_buf));
         TSR_ASSIGN_OR_RETURN(ConvCodegen c, gemm_layer(blocks, wb));
         const int64_t row_blocks = p.geo.ih, matrix_tiles = wp.ocb * wp.ibpo;
-        for (int64_t g = 0; g < p.products; ++g) {
-          if (g > 0) {  // the next product's loads overwrite the input and weight tiles the last one's GEMMs read
-            TSR_RETURN_IF_ERROR(stream.Push(Module::kCompute, Module::kLoad));
-            TSR_RETURN_IF_ERROR(stream.Pop(Module::kCompute, Module::kLoad));
+        auto products = [&](Stream& st, const HwConfig& ecfg, const ConvTiling& t) -> Status {
+          c.tiling = t;
+          for (int64_t g = 0; g < p.products; ++g) {
+            if (g > 0) {  // the next product's loads overwrite the input and weight tiles the last one's GEMMs read
+              TSR_RETURN_IF_ERROR(st.Push(Module::kCompute, Module::kLoad));
+              TSR_RETURN_IF_ERROR(st.Pop(Module::kCompute, Module::kLoad));
+            }
+            c.in = ActView{sx, g * row_blocks * blocks.icb, 0, 1, blocks.icb};
+            c.out = ActView{sy, g * row_blocks * blocks.ocb, 0, 1, blocks.ocb};
+            c.weight_base = g * matrix_tiles;
+            TSR_RETURN_IF_ERROR(EmitConv(st, ecfg, c));
           }
-          c.in = ActView{sx, g * row_blocks * blocks.icb, 0, 1, blocks.icb};
-          c.out = ActView{sy, g * row_blocks * blocks.ocb, 0, 1, blocks.ocb};
-          c.weight_base = g * matrix_tiles;
-          TSR_RETURN_IF_ERROR(EmitConv(stream, cfg_, c));
-        }
+          return OkStatus();
+        };
+        TSR_ASSIGN_OR_RETURN(schedule, Schedule(stream, p, products));
         break;
       }
       case AccelOp::kPool: {
@@ -388,7 +416,7 @@ class Compiler {
     s->set_value(n->output()->name());  // identifies the node on load
     const ir::Node* fused = p.fused_pool ? p.fused_pool : p.fused_add;
     s->set_op(fused ? n->op() + "+" + fused->op() : p.shuffle.nodes.empty() ? n->op() : n->op() + "+shuffle");
-    s->set_reason(p.reason);
+    s->set_reason(Reason(p, schedule));
     if (fused) s->add_fused(fused->output()->name());
     for (const ir::Node* f : p.shuffle.nodes) s->add_fused(f->output()->name());
     if (!p.shuffle.nodes.empty()) produced_on_device_.insert(p.shuffle.nodes.back()->output()->name());

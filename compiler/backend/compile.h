@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/backend/conv_schedule.h"
 #include "compiler/backend/partition.h"
 #include "compiler/ir/graph.h"
 #include "isa/base/status.h"
@@ -28,6 +29,9 @@ inline constexpr uint64_t kMaxTsrBytes = uint64_t{2} << 30;
 
 struct BackendOptions {
   PartitionOptions partition;
+  // GEMM layers on a config with timing.compute_overlap: the faster of the
+  // overlap and plain schedules by the cost model (conv_schedule.h), or one of them.
+  ConvSchedule conv_schedule = ConvSchedule::kCheapest;
   std::string model_name;
 };
 

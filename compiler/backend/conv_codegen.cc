@@ -31,10 +31,7 @@ class ConvEmitter {
     wgt_base_[0] = 0, wgt_base_[1] = sp_.wgt_half;
     acc_base_[0] = sp_.acc_base[0], acc_base_[1] = sp_.acc_base[1];
     kk_ = g_.kh * g_.kw;
-    // A fused pool reads the other half's rows (its carry), so its tiles do
-    // not overlap; nor does a layer of one output tile (nothing to hide
-    // behind, and the parameter copy would cost).
-    overlap_ = cfg.compute_overlap != 0 && !t_.max_pool && t_.tiles / t_.ic_tiles > 1;
+    overlap_ = ConvOverlaps(cfg, t_);
     // With overlap each half is an accumulator bank with its own parameter
     // rows, loaded (ovl, beside the other bank's GEMM) when its oc tile changes.
     params_[0] = 0, params_[1] = overlap_ ? sp_.acc_copy : 0;
@@ -495,6 +492,13 @@ Status EmitPostShiftClamp(Stream& s, int64_t post_shift, int64_t lo, int64_t hi,
   TSR_ASSIGN_OR_RETURN(Kernel k, out(false));
   TSR_RETURN_IF_ERROR(s.Alu(k, AluOp::kShr, post_shift));
   return EmitClamp(s, k, lo, hi);
+}
+
+bool ConvOverlaps(const HwConfig& cfg, const ConvTiling& t) {
+  // A fused pool reads the other half's rows (its carry), so its tiles do
+  // not overlap; nor does a layer of one output tile (nothing to hide
+  // behind, and the parameter copy would cost).
+  return cfg.compute_overlap != 0 && !t.max_pool && t.tiles / t.ic_tiles > 1;
 }
 
 Status EmitConv(Stream& s, const HwConfig& cfg, const ConvCodegen& c) { return ConvEmitter(s, cfg, c).Emit(); }

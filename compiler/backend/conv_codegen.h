@@ -78,6 +78,12 @@ Status EmitScaleClamp(Stream& s, const Kernel& scale, const Kernel& clamp, int64
 Status EmitPostShiftClamp(Stream& s, int64_t post_shift, int64_t lo, int64_t hi,
                           const std::function<StatusOr<Kernel>(bool by_ones)>& out);
 
+// Whether EmitConv gives a layer of tiling `t` the overlap schedule (each
+// accumulator half a bank with its own parameter rows; a tile's epilogue and
+// STORE beside the next tile's GEMM): on a config with timing.compute_overlap,
+// a layer of several output tiles without a fused pool.
+bool ConvOverlaps(const HwConfig& cfg, const ConvTiling& t);
+
 // Appends the layer to `s` and leaves it token-balanced (the last store is
 // ordered before anything the stream appends afterwards).
 Status EmitConv(Stream& s, const HwConfig& cfg, const ConvCodegen& c);

@@ -115,13 +115,23 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
     return p * timing::AluCycles(cfg, timing::AluLoopCycles(cfg, vec, tob / p, pixels, &src, 1, vec ? 1 : 0, 0));
   };
 
+  // Each oc tile's ic tiles; without a mask they depend on its width only.
+  std::map<int64_t, std::vector<IcTile>> dense_ics;
+  std::vector<IcTile> sparse_ics;
+  auto ic_tiles = [&](int64_t ob0, int64_t tob) -> const std::vector<IcTile>& {
+    if (!nonzero.empty()) return sparse_ics = IcTilesOf(b, t, kk, nonzero, ob0);
+    auto it = dense_ics.find(tob);
+    if (it == dense_ics.end()) it = dense_ics.emplace(tob, IcTilesOf(b, t, kk, nonzero, ob0)).first;
+    return it->second;
+  };
+
   const int64_t t0 = timing::FirstStartCycle(cfg, 4 * t.tiles + 8);
   std::vector<int64_t> gemm_end(static_cast<size_t>(t.tiles) + 1, 0);
   int64_t l_end = t0, c_prev = t0, s_end = t0, s_end_prev = t0, gemm_total = 0, idx = 0, otile = 0;
   for (int64_t n = 0; n < b.nb; ++n)
     for (int64_t ot = 0; ot < t.oc_tiles; ++ot) {
       const int64_t ob0 = ot * t.tob, tob = std::min(t.tob, b.ocb - ob0), ot_edge = tob != t.tob;
-      const std::vector<IcTile> ics = IcTilesOf(b, t, kk, nonzero, ob0);
+      const std::vector<IcTile>& ics = ic_tiles(ob0, tob);
       std::vector<int64_t> sparse_w(ics.size(), 0);  // a sparse ic tile's weight LOADs
       for (size_t ic = 0; ic < ics.size(); ++ic)
         if (!ics[ic].all)

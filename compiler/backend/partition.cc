@@ -139,6 +139,7 @@ Placement PlaceConv(const ir::Node* n, const HwConfig& cfg, const std::set<const
       p.nonzero = std::move(nz);
       p.geo = m;
       p.tiling = *t;
+      p.epilogue = epi;
       p.reason = fmt::format("{}x{} conv over {} channels as a matmul on host-gathered patches (K = {}); {}", g.kh,
                              g.kw, g.ic, m.ic, t->ToString());
       return p;
@@ -151,6 +152,7 @@ Placement PlaceConv(const ir::Node* n, const HwConfig& cfg, const std::set<const
   p.op = AccelOp::kConv;
   p.geo = g;
   p.tiling = *t;
+  p.epilogue = epi;
   p.reason = GroupsReason(cfg, g) +
              (g.dh > 1 || g.dw > 1
                   ? fmt::format("dilation {}x{} (the input window spans the dilated kernel, GEMM uops pick its taps); ",
@@ -178,7 +180,8 @@ Placement PlaceMatMul(const ir::Node* n, const HwConfig& cfg) {
   g.ih = g.oh = CeilDiv(rows, cfg.batch);  // rows of batch tiles
   g.iw = g.ow = 1;
   WeightTileMask nz = NonzeroTilesOf(cfg, g, w);
-  auto t = PlanConv(cfg, g, EpilogueOf(*n), nz);
+  const ConvEpilogue epi = EpilogueOf(*n);
+  auto t = PlanConv(cfg, g, epi, nz);
   if (!t.ok()) return DoesNotFit(n, t.status());
   Placement p;
   p.node = n;
@@ -187,6 +190,7 @@ Placement PlaceMatMul(const ir::Node* n, const HwConfig& cfg) {
   p.nonzero = std::move(nz);
   p.geo = g;
   p.tiling = *t;
+  p.epilogue = epi;
   p.useful_macs = rows * g.ic * g.oc;
   p.reason = x->type().rank() > 2 ? fmt::format("{} rows of [..., {}] flattened; {}", rows, g.ic, t->ToString())
                                   : t->ToString();
@@ -280,6 +284,7 @@ bool RetileForFusion(const HwConfig& cfg, const ConvEpilogue& e, const std::stri
   if (size_t at = conv->reason.find(before); at != std::string::npos)
     conv->reason.replace(at, before.size(), what + " fused into the epilogue; " + t->ToString());
   conv->tiling = *t;
+  conv->epilogue = e;
   return true;
 }
 

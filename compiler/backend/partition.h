@@ -28,6 +28,7 @@ struct Placement {
   // kConv / kDense
   ConvGeometry geo;
   ConvTiling tiling;
+  ConvEpilogue epilogue;                 // what the tiling was planned for (fusions included)
   bool im2col = false;                   // first-layer conv lowered to a matmul over host-built patches
   WeightTileMask nonzero;                // the weight tiles holding a non-zero weight (weight_tiles.h)
   const ir::Node* fused_pool = nullptr;  // a max pool computed in the epilogue (its result is the layer's)

@@ -39,6 +39,7 @@ struct CompileOpts {
   std::string model, config, output;
   int64_t im2col_channels = 8;
   bool cpu_fallback = false;
+  std::string schedule = "cheapest";
   CompileFlags flags;
 };
 
@@ -55,6 +56,9 @@ Status RunCompile(const CompileOpts& o) {
   backend::BackendOptions bo;
   bo.partition.im2col_max_channels = o.im2col_channels;
   bo.partition.cpu_fallback = o.cpu_fallback;
+  bo.conv_schedule = o.schedule == "overlap" ? backend::ConvSchedule::kOverlap
+                     : o.schedule == "plain" ? backend::ConvSchedule::kPlain
+                                             : backend::ConvSchedule::kCheapest;
   std::string name = o.model.substr(o.model.find_last_of('/') + 1);
   bo.model_name = name.substr(0, name.find('.'));
   TSR_ASSIGN_OR_RETURN(std::unique_ptr<tsr::Model> m, backend::CompileGraph(*front.graph, cfg, bo));
@@ -124,6 +128,11 @@ void AddCompileCommand(CLI::App& app, int& exit_code) {
       ->check(AtLeast(0));
   cmd->add_flag("--cpu-fallback", o->cpu_fallback,
                 "Run layers whose tiles do not fit the config on the CPU instead of failing");
+  cmd->add_option("--conv-schedule", o->schedule,
+                  "GEMM layers on a config with timing.compute_overlap: the faster of the overlap and plain schedules "
+                  "by the cost model (cheapest), or always one of them")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cheapest", "overlap", "plain"}));
   AddCompileFlags(cmd, &o->flags, true);
   OnRun(cmd, exit_code, [o] { return RunCompile(*o); });
 }
