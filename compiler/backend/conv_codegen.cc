@@ -10,7 +10,6 @@
 #include "compiler/backend/conv_pool.h"
 #include "compiler/backend/weight_tiles.h"
 #include "isa/alu.h"
-#include "isa/base/check.h"
 #include "isa/config.h"
 #include "runtime/kernel.h"
 
@@ -174,6 +173,51 @@ class ConvEmitter {
     return s_.Push(Module::kLoad, Module::kCompute);
   }
 
+  // The tile's GEMM kernels: one, or with a pixel shuffle one per phase
+  // with a pixel in the tile's window (over its rows and columns there).
+  StatusOr<std::vector<Kernel>> GemmKernels(const Tile& x) {
+    std::vector<Kernel> ks;
+    if (Phases() == 1) {
+      TSR_ASSIGN_OR_RETURN(Kernel k, GemmKernel(x));
+      ks.push_back(k);
+      return ks;
+    }
+    const Window w = WindowOf(x);
+    std::vector<Span> spans;
+    bool whole = true;  // every phase fills the tile: one GEMM over all phases (uops of each at its offset)
+    for (int64_t p = 0; p < Phases(); ++p) {
+      spans.push_back(SpanOf(x, w, p));
+      whole =
+          whole && spans.back().i0 == 0 && spans.back().i1 == x.th && spans.back().j0 == 0 && spans.back().j1 == x.tw;
+    }
+    for (int64_t p = whole ? -1 : 0; p < (whole ? 0 : Phases()); ++p) {
+      const Span sp = whole ? Span{0, x.th, 0, x.tw, 0} : spans[static_cast<size_t>(p)];
+      std::vector<int64_t> taps;
+      for (int64_t u : x.ic->taps)
+        if (whole || u / (x.tib * kk_) % Phases() == p) taps.push_back(u);
+      if (sp.i1 <= sp.i0 || sp.j1 <= sp.j0 || taps.empty()) continue;
+      const std::string key =
+          fmt::format("gemm {} {} {} {} {} {} {} {} {} {} {} {} {} {} {}", p, x.tob, x.tib, x.slot, x.aslot, x.ob0,
+                      x.j0, x.in_w, x.in_h, sp.i0, sp.i1, sp.j0, sp.j1, sp.dst, w.h * w.w);
+      TSR_ASSIGN_OR_RETURN(Kernel k, kernels_.GetOrBuild(key, [&]() -> StatusOr<Kernel> {
+        KernelBuilder kb(cfg_, KernelKind::kGemm, c_.name + " gemm");
+        kb.Outer(sp.i1 - sp.i0, t_.shuffle.sh * w.w, g_.sh * x.in_w, 0).Inner(sp.j1 - sp.j0, t_.shuffle.sw, g_.sw, 0);
+        for (int64_t u : taps) {
+          const int64_t o = u / (x.tib * kk_), j = u / kk_ % x.tib, i = u % kk_ / g_.kw, k = u % g_.kw;
+          const int64_t wgt =
+              t_.weights_resident ? ((x.ob0 + o) * b_.ibpo + x.j0 + j) * kk_ + i * g_.kw + k : wgt_base_[x.slot] + u;
+          kb.Uop(acc_base_[x.aslot] + o / Phases() * w.h * w.w + (whole ? spans[o % Phases()].dst : sp.dst),
+                 inp_base_[x.slot] + j * x.in_h * x.in_w + (sp.i0 * g_.sh + i * g_.dh) * x.in_w + sp.j0 * g_.sw +
+                     k * g_.dw,
+                 wgt);
+        }
+        return kb.Build();
+      }));
+      ks.push_back(k);
+    }
+    return ks;
+  }
+
   StatusOr<Kernel> GemmKernel(const Tile& x) {
     // Weight offsets fix the kernel with resident weights; so do the skipped tiles.
     const bool at = t_.weights_resident || !x.ic->all;
@@ -181,13 +225,13 @@ class ConvEmitter {
                                         at ? x.ob0 : -1, at ? x.j0 : -1, x.in_w);
     return kernels_.GetOrBuild(key, [&]() -> StatusOr<Kernel> {
       KernelBuilder kb(cfg_, KernelKind::kGemm, c_.name + " gemm");
-      kb.Outer(x.th, Phases() * x.tw, g_.sh * x.in_w, 0).Inner(x.tw, t_.shuffle.sw, g_.sw, 0);
+      kb.Outer(x.th, x.tw, g_.sh * x.in_w, 0).Inner(x.tw, 1, g_.sw, 0);
       for (int64_t u : x.ic->taps) {  // (o * tib + j) * kk + tap, the non-zero weight tiles
         const int64_t o = u / (x.tib * kk_), j = u / kk_ % x.tib, i = u % kk_ / g_.kw, k = u % g_.kw;
         const int64_t in_l = b_.depthwise ? o : j;
         const int64_t wgt =
             t_.weights_resident ? ((x.ob0 + o) * b_.ibpo + x.j0 + j) * kk_ + i * g_.kw + k : wgt_base_[x.slot] + u;
-        kb.Uop(acc_base_[x.aslot] + BlockRow(x, o),
+        kb.Uop(acc_base_[x.aslot] + o * x.th * x.tw,
                inp_base_[x.slot] + in_l * x.in_h * x.in_w + i * g_.dh * x.in_w + k * g_.dw, wgt);
       }
       return kb.Build();
@@ -197,12 +241,38 @@ class ConvEmitter {
   // Pixel-shuffle phases per shuffled block (1: none).
   int64_t Phases() const { return t_.shuffle.phases(); }
 
-  // The tile's accumulator row of conv block o's first pixel: o * th * tw, or
-  // with a pixel shuffle its phase (rh, rw)'s place in shuffled block o / P,
-  // th * sh rows of tw * sw pixels (the phase's pixels every sh-th row, sw-th column).
-  int64_t BlockRow(const Tile& x, int64_t o) const {
-    const int64_t p = o % Phases();
-    return (o - p) * x.th * x.tw + p / t_.shuffle.sw * x.tw * t_.shuffle.sw + p % t_.shuffle.sw;
+  // A shuffled tile's window: the result rows [y0, y0 + h) and columns
+  // [x0, x0 + w) its phase pixels fall on; each shuffled block's accumulator
+  // rows hold them row-major (h x w), so one STORE writes a block.
+  struct Window {
+    int64_t y0, h, x0, w;
+  };
+  Window WindowOf(const Tile& x) const {
+    const PixelShuffle& s = t_.shuffle;
+    const int64_t y0 = std::max<int64_t>(0, x.oh0 * s.sh - s.crop_h);
+    const int64_t y1 = std::min(s.oh, (x.oh0 + x.th) * s.sh - s.crop_h);
+    const int64_t x0 = std::max<int64_t>(0, x.ow0 * s.sw - s.crop_w);
+    const int64_t x1 = std::min(s.ow, (x.ow0 + x.tw) * s.sw - s.crop_w);
+    return Window{y0, y1 - y0, x0, x1 - x0};
+  }
+  // Phase p's tile rows [i0, i1) and columns [j0, j1) inside the window, and
+  // the accumulator offset (within a block) of its pixel (i0, j0).
+  struct Span {
+    int64_t i0, i1, j0, j1, dst;
+  };
+  static void PhaseRange(int64_t q0, int64_t n, int64_t s, int64_t r, int64_t lo, int64_t len, int64_t* b, int64_t* e) {
+    *b = n, *e = 0;
+    for (int64_t q = 0; q < n; ++q)
+      if (const int64_t v = (q0 + q) * s + r; v >= lo && v < lo + len) *b = std::min(*b, q), *e = q + 1;
+  }
+  Span SpanOf(const Tile& x, const Window& w, int64_t p) const {
+    const PixelShuffle& s = t_.shuffle;
+    const int64_t rh = p / s.sw - s.crop_h, rw = p % s.sw - s.crop_w;
+    Span sp;
+    PhaseRange(x.oh0, x.th, s.sh, rh, w.y0, w.h, &sp.i0, &sp.i1);
+    PhaseRange(x.ow0, x.tw, s.sw, rw, w.x0, w.w, &sp.j0, &sp.j1);
+    sp.dst = ((x.oh0 + sp.i0) * s.sh + rh - w.y0) * w.w + (x.ow0 + sp.j0) * s.sw + rw - w.x0;
+    return sp;
   }
 
   // ALU kernel over `pixels` accumulator rows per output block from `base`;
@@ -228,12 +298,16 @@ class ConvEmitter {
       return std::vector<Kernel>{k};
     }
     std::vector<Kernel> ks;
+    const Window w = WindowOf(x);
     for (int64_t p = 0; p < Phases(); ++p) {
-      const std::string key = fmt::format("alu {} {} {} {} {} {} {}", what, x.tob, x.th, x.tw, base, src_row, p);
+      const Span sp = SpanOf(x, w, p);
+      if (sp.i1 <= sp.i0 || sp.j1 <= sp.j0) continue;
+      const std::string key = fmt::format("alu {} {} {} {} {} {} {} {} {} {} {}", what, x.tob, base, src_row, p, sp.i0,
+                                          sp.i1, sp.j1 - sp.j0, sp.dst, w.h, w.w);
       TSR_ASSIGN_OR_RETURN(Kernel k, kernels_.GetOrBuild(key, [&]() -> StatusOr<Kernel> {
         KernelBuilder kb(cfg_, KernelKind::kAlu, c_.name + " " + what);
-        kb.Outer(x.tob / Phases(), Phases() * x.th * x.tw, Phases()).Inner(x.tw, t_.shuffle.sw, 0);
-        for (int64_t i = 0; i < x.th; ++i) kb.Uop(base + BlockRow(x, p) + i * Phases() * x.tw, src_row + p);
+        kb.Outer(x.tob / Phases(), w.h * w.w, Phases()).Inner(sp.j1 - sp.j0, t_.shuffle.sw, 0);
+        for (int64_t i = sp.i0; i < sp.i1; ++i) kb.Uop(base + sp.dst + (i - sp.i0) * t_.shuffle.sh * w.w, src_row + p);
         return kb.Build();
       }));
       ks.push_back(k);
@@ -291,8 +365,8 @@ class ConvEmitter {
       TSR_RETURN_IF_ERROR(st);
     }
     if (overlap_) TSR_RETURN_IF_ERROR(s_.Pop(Module::kLoad, Module::kCompute));
-    TSR_ASSIGN_OR_RETURN(Kernel gemm, GemmKernel(x));
-    TSR_RETURN_IF_ERROR(s_.Gemm(gemm).WithContext(c_.name));
+    TSR_ASSIGN_OR_RETURN(std::vector<Kernel> gemms, GemmKernels(x));
+    for (const Kernel& gemm : gemms) TSR_RETURN_IF_ERROR(s_.Gemm(gemm).WithContext(c_.name));
     if (tile + 2 < total_tiles) TSR_RETURN_IF_ERROR(s_.Push(Module::kCompute, Module::kLoad));
     TSR_RETURN_IF_ERROR(FlushEpilogue(true));
     if (x.last && overlap_) {
@@ -329,7 +403,9 @@ class ConvEmitter {
         TSR_RETURN_IF_ERROR(AluVecAll(scale, AluOp::kMulShrClip, *fused));
       } else {
         TSR_RETURN_IF_ERROR(AluVecAll(scale, AluOp::kMulShr, c_.shift));
-        TSR_ASSIGN_OR_RETURN(Kernel clamp, AluKernel(x, "clamp", -1, base, pixels));
+        Tile whole = x;  // a shuffled tile's rows: tob / P blocks of its window
+        if (Phases() > 1) whole.tob = x.tob / Phases(), pixels = WindowOf(x).h * WindowOf(x).w;
+        TSR_ASSIGN_OR_RETURN(Kernel clamp, AluKernel(whole, "clamp", -1, base, pixels));
         if (c_.out_zero_point != 0) TSR_RETURN_IF_ERROR(s_.Alu(clamp, AluOp::kAdd, c_.out_zero_point));
         TSR_RETURN_IF_ERROR(EmitClamp(s_, clamp, c_.act_min, c_.act_max));
       }
@@ -379,25 +455,16 @@ class ConvEmitter {
     return OkStatus();
   }
 
-  // A pixel-shuffled tile: the rows of its shuffled blocks inside the
-  // result's window, one STORE per block when its rows are whole, else one per row.
+  // A pixel-shuffled tile: each shuffled block's window, one STORE.
   Status StoreShuffled(const Tile& x) {
-    const int64_t p = Phases(), rows = x.th * t_.shuffle.sh, cols = x.tw * t_.shuffle.sw;
-    const int64_t y0 = x.oh0 * t_.shuffle.sh - t_.shuffle.crop_h, x0 = x.ow0 * t_.shuffle.sw - t_.shuffle.crop_w;
-    const int64_t r0 = std::max<int64_t>(0, -y0), r1 = std::min(rows, t_.shuffle.oh - y0);
-    const int64_t k0 = std::max<int64_t>(0, -x0), k1 = std::min(cols, t_.shuffle.ow - x0);
-    TSR_CHECK(r0 < r1 && k0 < k1, "{}: shuffled tile ({}, {}) stores nothing", c_.name, x.oh0, x.ow0);
+    const Window w = WindowOf(x);
     Dma2D d;
-    d.y_size = k0 == 0 && k1 == cols ? r1 - r0 : 1;
-    d.x_size = k1 - k0;
-    d.x_stride = c_.out.stride_h;
-    for (int64_t b = 0; b < x.tob / p; ++b)
-      for (int64_t r = r0; r < r1; r += d.y_size) {
-        const int64_t sram = acc_base_[x.aslot] + b * p * x.th * x.tw + r * cols + k0;
-        const int64_t elem = c_.out.base + x.n * c_.out.stride_n + (x.ob0 / p + b) * c_.out.stride_c +
-                             (y0 + r) * c_.out.stride_h + x0 + k0;
-        TSR_RETURN_IF_ERROR(s_.Store(sram, c_.out.slot, elem, d).WithContext(c_.name));
-      }
+    d.y_size = w.h, d.x_size = w.w, d.x_stride = c_.out.stride_h;
+    for (int64_t b = 0; b < x.tob / Phases(); ++b) {
+      const int64_t elem = c_.out.base + x.n * c_.out.stride_n + (x.ob0 / Phases() + b) * c_.out.stride_c +
+                           w.y0 * c_.out.stride_h + w.x0;
+      TSR_RETURN_IF_ERROR(s_.Store(acc_base_[x.aslot] + b * w.h * w.w, c_.out.slot, elem, d).WithContext(c_.name));
+    }
     return OkStatus();
   }
 

@@ -86,12 +86,10 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
       load1[h * ws.size() + w] =
           dma.Load(hs[h].inside, ws[w].inside * E_in, g.iw * E_in, hs[h].in * ws[w].in - hs[h].inside * ws[w].inside);
       store1[h * ws.size() + w] = dma.Store(hs[h].out, ws[w].out * E_out, g.ow * E_out, ws[w].out);
-      if (sh.phases() > 1) {  // one shuffled block: its rows inside the window, per row unless whole
-        const int64_t rows = hs[h].out * sh.sh, cols = ws[w].out * sh.sw;
-        const int64_t vr = Inside(int64_t(h) * t.th * sh.sh - sh.crop_h, rows, sh.oh);
-        const int64_t vc = Inside(int64_t(w) * t.tw * sh.sw - sh.crop_w, cols, sh.ow);
-        store1[h * ws.size() + w] = vc == cols ? dma.Store(vr, vc * E_out, sh.ow * E_out, vc)
-                                               : vr * dma.Store(1, vc * E_out, sh.ow * E_out, vc);
+      if (sh.phases() > 1) {  // one shuffled block: the tile's window of the result
+        const int64_t vr = Inside(int64_t(h) * t.th * sh.sh - sh.crop_h, hs[h].out * sh.sh, sh.oh);
+        const int64_t vc = Inside(int64_t(w) * t.tw * sh.sw - sh.crop_w, ws[w].out * sh.sw, sh.ow);
+        store1[h * ws.size() + w] = dma.Store(vr, vc * E_out, sh.ow * E_out, vc);
       }
     }
   // Uop kernels are loaded by the compute module on first use. A GEMM kernel

@@ -11,11 +11,11 @@
 //           reshape [N,M,LH*sh,LW*sw]  [slice {starts=[0,0,ch,cw], ends=[N,M,ch+OH,cw+OW]}]
 //   after:  %t = qconv(..) (channels reordered)  reshape [N*M/BLK,sh,sw,BLK,LH,LW]
 //           transpose [0,3,4,1,5,2]  reshape [N,M,LH*sh,LW*sw]  [slice as before]
-// Then every oc tile of whole phase groups computes shuffled blocks: the GEMM
-// writes phase (rh, rw)'s pixel (qh, qw) to accumulator row (qh*sh + rh) of
-// the tile, column (qw*sw + rw) (conv_codegen.h), and the STOREs write the
-// rows of the crop window. M must be a multiple of BLK (U-Net and DCGAN-style
-// decoders: 16..512 channels); other convs keep the host shuffle.
+// Then every oc tile of whole phase groups computes shuffled blocks: each
+// phase's GEMM writes its pixels inside the crop window to their places in
+// the tile's window of the result (conv_codegen.cc), one STORE per block.
+// M must be a multiple of BLK (U-Net and DCGAN-style decoders: 16..512
+// channels); other convs keep the host shuffle.
 #pragma once
 
 #include <cstdint>
