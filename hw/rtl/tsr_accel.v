@@ -96,7 +96,13 @@ module tsr_accel (
   // The compute module's two pipes (timing.compute_overlap; docs/microarch.md
   // "Overlap"): tsr_compute_pipes, a GEMM-only and an ALU-only
   // tsr_compute_exec, the uop RAM twice, acc and out in two banks (halves).
-  localparam bit OVL = TSR_CFG_TIMING_COMPUTE_OVERLAP != 0;
+  // The serial core (queues.serial; docs/microarch.md "Serial dispatch"):
+  // fetch dispatches only when no instruction is queued, running or holding
+  // its pushes, so one command slot serves the three modules, one DMA read
+  // engine serves the load and compute modules' LOADs, and the compute module
+  // has one pipe (nothing runs beside anything, so ovl has no effect).
+  localparam bit SERIAL = TSR_CFG_QUEUES_SERIAL != 0;
+  localparam bit OVL = TSR_CFG_TIMING_COMPUTE_OVERLAP != 0 && !SERIAL;
 
   // ---- Register window and run control ---------------------------------------
   logic [63:0] insn_addr, watchdog, dram_base;
@@ -244,24 +250,45 @@ module tsr_accel (
   logic [3:0] tq_can_push2;
   /* verilator lint_on UNUSEDSIGNAL */
   logic [3:0] tq_nonzero;
-  for (genvar m = 0; m < 3; m++) begin : g_cq
-    /* verilator lint_off UNUSEDSIGNAL */
-    logic [$clog2(TSR_CFG_QUEUES_COMMAND_DEPTH+1)-1:0] cnt;
-    /* verilator lint_on UNUSEDSIGNAL */
-    tsr_fifo #(
-        .DEPTH(TSR_CFG_QUEUES_COMMAND_DEPTH),
-        .WIDTH(QW)
-    ) u_q (
-        .clk(clk),
-        .rst(clr),
-        .push(cq_push[m]),
-        .push_data({f_range_fault, f_index, f_head}),
-        .pop(cq_pop[m]),
-        .head(cq_head[m]),
-        .count(cnt),
-        .full(cq_full[m]),
-        .empty(cq_empty[m])
-    );
+  if (SERIAL) begin : g_slot
+    // One command slot: a dispatch finds it empty (the gate), a start empties it.
+    logic v;
+    logic [1:0] mod;
+    logic [QW-1:0] e;
+    always_ff @(posedge clk) begin
+      if (clr) v <= 1'b0;
+      else if (|cq_push) v <= 1'b1;
+      else if (|cq_pop) v <= 1'b0;
+      if (|cq_push) begin
+        mod <= dec_module;
+        e <= {f_range_fault, f_index, f_head};
+      end
+    end
+    for (genvar m = 0; m < 3; m++) begin : g_m
+      assign cq_head[m] = e;
+      assign cq_empty[m] = !(v && 32'(mod) == m);
+      assign cq_full[m] = !cq_empty[m];
+    end
+  end else begin : g_cq
+    for (genvar m = 0; m < 3; m++) begin : g_m
+      /* verilator lint_off UNUSEDSIGNAL */
+      logic [$clog2(TSR_CFG_QUEUES_COMMAND_DEPTH+1)-1:0] cnt;
+      /* verilator lint_on UNUSEDSIGNAL */
+      tsr_fifo #(
+          .DEPTH(TSR_CFG_QUEUES_COMMAND_DEPTH),
+          .WIDTH(QW)
+      ) u_q (
+          .clk(clk),
+          .rst(clr),
+          .push(cq_push[m]),
+          .push_data({f_range_fault, f_index, f_head}),
+          .pop(cq_pop[m]),
+          .head(cq_head[m]),
+          .count(cnt),
+          .full(cq_full[m]),
+          .empty(cq_empty[m])
+      );
+    end
   end
   for (genvar q = 0; q < 4; q++) begin : g_tq
     logic [$clog2(TSR_CFG_QUEUES_TOKEN_DEPTH+1)-1:0] cnt;
@@ -283,7 +310,7 @@ module tsr_accel (
   end
 
   // ---- The three modules (phases 2 and 3) --------------------------------------
-  logic [2:0] u_busy, u_completing, u_end, u_dma;
+  logic [2:0] u_busy, u_completing, u_end, u_dma, u_free;
   logic [2:0] u_start  /* verilator split_var */;
   logic [2:0] u_hold  /* verilator split_var */;
   logic [127:0] u_insn[3];
@@ -342,6 +369,7 @@ module tsr_accel (
       );
       assign u_busy[m] = cg_busy_a || cg_busy_g;
       assign u_completing[m] = comp_a || cg_comp_g;
+      assign u_free[m] = 1'b0;  // read only by the serial gate (never with the pipes)
     end else begin : g_one
     tsr_unit #(
         .MOD(m)
@@ -364,6 +392,7 @@ module tsr_accel (
         .start(u_start[m]),
         .busy(u_busy[m]),
         .completing(u_completing[m]),
+        .free(u_free[m]),
         .cur_insn(u_insn[m]),
         .cur_index(u_index[m]),
         .inc_busy(u_inc[m][TSR_STALL_BUSY]),
@@ -437,6 +466,9 @@ module tsr_accel (
     assign start_fault[m] = u_start[m] && (32'(op_of(cq_head[m][127:0])) == TSR_OP_LOAD ||
                                            32'(op_of(cq_head[m][127:0])) == TSR_OP_STORE) && cq_head[m][QW-1];
   end
+  // Serial: nothing queued, started or held after this cycle's phases 2 and 3.
+  logic idle;
+  assign idle = (u_free & ~u_start & cq_empty) == 3'b111;
   logic exec_oob, resp_fault, oob_fault, token_fault, dec_fault, deadlock, wd_fire, any_fault;
   logic [31:0] resp_insn;
   always_comb begin
@@ -471,7 +503,7 @@ module tsr_accel (
   assign token_fault = finish_now && (!ld_last_pushes || !st_last_pushes ||
                                       u_busy[ML] && !u_completing[ML] || u_busy[MS] && !u_completing[MS] ||
                                       !cq_empty[ML] || !cq_empty[MS] || !cq_empty[MC] || tq_nonzero != '0);
-  assign dec_fault = f_head_valid && dec_illegal;
+  assign dec_fault = f_head_valid && dec_illegal && (!SERIAL || idle);  // decoded when dispatchable
   assign wd_fire = watchdog != 64'd0 && cyc >= watchdog;
 
   // Phase 2 (ends) always happen; starts are held once the run stops in this cycle.
@@ -484,7 +516,7 @@ module tsr_accel (
   logic cq_room;
   assign cq_room = !cq_full[dec_module] || cq_pop[dec_module];
   assign stop_fetch = early_stop || (|start_fault);
-  assign f_take = running && !stop_fetch && f_head_valid && !dec_illegal && cq_room;
+  assign f_take = running && !stop_fetch && f_head_valid && !dec_illegal && cq_room && (!SERIAL || idle);
   assign cq_push = f_take ? (3'b001 << dec_module) : 3'b000;
   assign go = running && !stop_fetch && !dec_fault;
 
@@ -551,32 +583,34 @@ module tsr_accel (
   assign ld_start_is_wgt = 32'(mem_of(cq_head[ML][127:0])) == TSR_MEMTYPE_WGT;
   assign ld_ebytes = ld_start_is_wgt ? 32'(TSR_ELEM_BYTES_WGT) : 32'(TSR_ELEM_BYTES_INP);
   assign ld_is_wgt = 32'(mem_of(u_insn[ML])) == TSR_MEMTYPE_WGT;
-  tsr_dma_rd #(
-      .MAXE(MAXE_LD)
-  ) u_ld_dma (
-      .clk(clk),
-      .clr(clr),
-      .run(running),
-      .start(u_start[ML]),
-      .insn(cq_head[ML][127:0]),
-      .elem_bytes(ld_ebytes),
-      .active(ld_active),
-      .pw_valid(ld_pw),
-      .pw_entry(ld_pw_entry),
-      .dw_valid(ld_dw),
-      .dw_entry(ld_dw_entry),
-      .dw_n(ld_dw_n),
-      .dw_data(ld_dw_data),
-      .req(ld_req),
-      .req_addr(ld_addr),
-      .req_bytes(ld_bytes),
-      .grant(mp_grant[P_LOAD]),
-      .beat_valid(m_axi_rvalid && m_axi_rid == 2'(P_LOAD)),
-      .beat_data(m_axi_rdata),
-      .cpl(rcpl_q[P_LOAD]),
-      .ended(ld_ended),
-      .busy_part(u_busy_part[ML])
-  );
+  if (!SERIAL) begin : g_ld_dma
+    tsr_dma_rd #(
+        .MAXE(MAXE_LD)
+    ) u_ld_dma (
+        .clk(clk),
+        .clr(clr),
+        .run(running),
+        .start(u_start[ML]),
+        .insn(cq_head[ML][127:0]),
+        .elem_bytes(ld_ebytes),
+        .active(ld_active),
+        .pw_valid(ld_pw),
+        .pw_entry(ld_pw_entry),
+        .dw_valid(ld_dw),
+        .dw_entry(ld_dw_entry),
+        .dw_n(ld_dw_n),
+        .dw_data(ld_dw_data),
+        .req(ld_req),
+        .req_addr(ld_addr),
+        .req_bytes(ld_bytes),
+        .grant(mp_grant[P_LOAD]),
+        .beat_valid(m_axi_rvalid && m_axi_rid == 2'(P_LOAD)),
+        .beat_data(m_axi_rdata),
+        .cpl(rcpl_q[P_LOAD]),
+        .ended(ld_ended),
+        .busy_part(u_busy_part[ML])
+    );
+  end
   assign u_end[ML] = ld_ended;
 
   logic [7:0] ld_pad, cp_pad;
@@ -641,32 +675,93 @@ module tsr_accel (
   logic [31:0] cp_pw_entry, cp_dw_entry, cp_dw_n;
   logic [8*WD_CP-1:0] cp_dw_data;
   logic [CTR_W-1:0] cp_busy_part;
-  tsr_dma_rd #(
-      .MAXE(MAXE_CP)
-  ) u_cp_dma (
-      .clk(clk),
-      .clr(clr),
-      .run(running),
-      .start(cp_start_dma),
-      .insn(cq_head[MC][127:0]),
-      .elem_bytes(cp_ebytes),
-      .active(cp_active),
-      .pw_valid(cp_pw),
-      .pw_entry(cp_pw_entry),
-      .dw_valid(cp_dw),
-      .dw_entry(cp_dw_entry),
-      .dw_n(cp_dw_n),
-      .dw_data(cp_dw_data),
-      .req(cp_req),
-      .req_addr(cp_addr),
-      .req_bytes(cp_bytes),
-      .grant(mp_grant[P_COMPUTE]),
-      .beat_valid(m_axi_rvalid && m_axi_rid == 2'(P_COMPUTE)),
-      .beat_data(m_axi_rdata),
-      .cpl(rcpl_q[P_COMPUTE]),
-      .ended(cp_ended),
-      .busy_part(cp_busy_part)
-  );
+  if (!SERIAL) begin : g_cp_dma
+    tsr_dma_rd #(
+        .MAXE(MAXE_CP)
+    ) u_cp_dma (
+        .clk(clk),
+        .clr(clr),
+        .run(running),
+        .start(cp_start_dma),
+        .insn(cq_head[MC][127:0]),
+        .elem_bytes(cp_ebytes),
+        .active(cp_active),
+        .pw_valid(cp_pw),
+        .pw_entry(cp_pw_entry),
+        .dw_valid(cp_dw),
+        .dw_entry(cp_dw_entry),
+        .dw_n(cp_dw_n),
+        .dw_data(cp_dw_data),
+        .req(cp_req),
+        .req_addr(cp_addr),
+        .req_bytes(cp_bytes),
+        .grant(mp_grant[P_COMPUTE]),
+        .beat_valid(m_axi_rvalid && m_axi_rid == 2'(P_COMPUTE)),
+        .beat_data(m_axi_rdata),
+        .cpl(rcpl_q[P_COMPUTE]),
+        .ended(cp_ended),
+        .busy_part(cp_busy_part)
+    );
+  end else begin : g_rd1
+    // One engine for both modules' LOADs (one instruction runs at a time):
+    // the module that started it owns its outputs and its requester ID.
+    localparam int MAXE1 = MAXE_LD > MAXE_CP ? MAXE_LD : MAXE_CP;
+    localparam int WD1 = WD_LD > WD_CP ? WD_LD : WD_CP;
+    logic own_cp, s_start, s_pw, s_dw, s_req, s_ended;
+    logic [31:0] s_pw_entry, s_dw_entry;
+    logic [8*WD1-1:0] s_dw_data;
+    logic [CTR_W-1:0] s_busy_part;
+    logic [1:0] s_id;
+    assign s_start = u_start[ML] || cp_start_dma;
+    assign s_id = own_cp ? 2'(P_COMPUTE) : 2'(P_LOAD);
+    always_ff @(posedge clk) if (s_start) own_cp <= cp_start_dma;  // read from S + 1 on
+    tsr_dma_rd #(
+        .MAXE(MAXE1)
+    ) u_dma (
+        .clk(clk),
+        .clr(clr),
+        .run(running),
+        .start(s_start),
+        .insn(cq_head[MC][127:0]),  // the one command slot (= cq_head[ML])
+        .elem_bytes(cp_start_dma ? cp_ebytes : ld_ebytes),
+        .active(cp_active),
+        .pw_valid(s_pw),
+        .pw_entry(s_pw_entry),
+        .dw_valid(s_dw),
+        .dw_entry(s_dw_entry),
+        .dw_n(cp_dw_n),
+        .dw_data(s_dw_data),
+        .req(s_req),
+        .req_addr(cp_addr),
+        .req_bytes(cp_bytes),
+        .grant(mp_grant[s_id]),
+        .beat_valid(m_axi_rvalid && m_axi_rid == s_id),
+        .beat_data(m_axi_rdata),
+        .cpl(rcpl_q[s_id]),
+        .ended(s_ended),
+        .busy_part(s_busy_part)
+    );
+    assign ld_active = cp_active && !own_cp;
+    assign ld_pw = s_pw && !own_cp;
+    assign cp_pw = s_pw && own_cp;
+    assign ld_dw = s_dw && !own_cp;
+    assign cp_dw = s_dw && own_cp;
+    assign ld_pw_entry = s_pw_entry;
+    assign cp_pw_entry = s_pw_entry;
+    assign ld_dw_entry = s_dw_entry;
+    assign cp_dw_entry = s_dw_entry;
+    assign ld_dw_n = cp_dw_n;
+    assign ld_dw_data = s_dw_data[8*WD_LD-1:0];
+    assign cp_dw_data = s_dw_data[8*WD_CP-1:0];
+    assign ld_req = s_req && !own_cp;
+    assign cp_req = s_req && own_cp;
+    assign ld_addr = cp_addr;
+    assign ld_bytes = cp_bytes;
+    assign ld_ended = s_ended && !own_cp;
+    assign cp_ended = s_ended && own_cp;
+    assign u_busy_part[ML] = s_busy_part;
+    assign cp_busy_part = s_busy_part;
+  end
 
   logic ex_done;  // the ALU pipe's datapath ends (without compute_overlap: the datapath's)
   // FINISH: End = S + 1.

@@ -40,6 +40,7 @@ module tsr_unit #(
     output logic         start,
     output logic         busy,         // in an instruction at the start of the cycle
     output logic         completing,   // end_now and all pushes done in this cycle
+    output logic         free,         // no instruction held after phase 2 (before a start)
     output logic [127:0] cur_insn,
     output logic [IW-1:0] cur_index,
     output logic [CW-1:0] inc_busy,
@@ -80,6 +81,7 @@ module tsr_unit #(
   assign tq_push = (try_push && push_ok) ? need_push : '0;
   assign completing = try_push && push_ok;
   assign free2 = st == FREE || completing;
+  assign free = free2;
   assign start = free2 && q_valid && !hold && (need_pop & ~tq_can_pop) == '0;
   assign tq_pop = start ? need_pop : '0;
   assign len = cyc - s_cycle;
