@@ -211,9 +211,6 @@ Status ValidateForRtl(const HwConfig& cfg, const std::string& source) {
   if (cfg.dma_setup_cycles < 1)
     return InvalidArgumentError("{}: key 'timing.dma_setup_cycles': the RTL needs at least 1, got {}", source,
                                 cfg.dma_setup_cycles);
-  if (cfg.serial != 0)
-    return InvalidArgumentError(
-        "{}: key 'queues.serial': the RTL builds the decoupled core only (serial: docs/fpga.md)", source);
   if (cfg.compute_overlap != 0 && cfg.acc_entries % 2 != 0)
     return InvalidArgumentError(
         "{}: key 'scratchpads.acc_bytes': with timing.compute_overlap the RTL banks the accumulator in two halves, "
