@@ -196,9 +196,9 @@ class ConvEmitter {
       for (int64_t u : x.ic->taps)
         if (whole || u / (x.tib * kk_) % Phases() == p) taps.push_back(u);
       if (sp.i1 <= sp.i0 || sp.j1 <= sp.j0 || taps.empty()) continue;
-      const std::string key =
-          fmt::format("gemm {} {} {} {} {} {} {} {} {} {} {} {} {} {} {}", p, x.tob, x.tib, x.slot, x.aslot, x.ob0,
-                      x.j0, x.in_w, x.in_h, sp.i0, sp.i1, sp.j0, sp.j1, sp.dst, w.h * w.w);
+      const std::string key = fmt::format("gemm {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {}", p, x.tob, x.tib,
+                                          x.slot, x.aslot, x.ob0, x.j0, x.in_w, x.in_h, sp.i0, sp.i1, sp.j0, sp.j1,
+                                          sp.dst, w.h, w.w);  // the window's shape, not its area
       TSR_ASSIGN_OR_RETURN(Kernel k, kernels_.GetOrBuild(key, [&]() -> StatusOr<Kernel> {
         KernelBuilder kb(cfg_, KernelKind::kGemm, c_.name + " gemm");
         kb.Outer(sp.i1 - sp.i0, t_.shuffle.sh * w.w, g_.sh * x.in_w, 0).Inner(sp.j1 - sp.j0, t_.shuffle.sw, g_.sw, 0);

@@ -18,7 +18,10 @@ struct Chain {
 };
 
 std::optional<Chain> ChainOf(const ir::Graph& g, const ir::Node& conv, const Shape& perm) {
-  if (conv.op() != "qconv" || conv.output()->type().rank() != 4 || g.IsOutput(conv.output())) return std::nullopt;
+  // Not grouped: reordering a grouped conv's output channels would move them across its groups.
+  if (conv.op() != "qconv" || conv.attrs().Int("group", 1) != 1 || conv.output()->type().rank() != 4 ||
+      g.IsOutput(conv.output()))
+    return std::nullopt;
   Chain c;
   c.split = passes::OnlyUser(g, conv.output());
   if (!c.split || c.split->op() != "reshape" || g.IsOutput(c.split->output())) return std::nullopt;
