@@ -96,7 +96,7 @@ module tsr_accel (
   // The compute module's two pipes (timing.compute_overlap; docs/microarch.md
   // "Overlap"): tsr_compute_pipes, a GEMM-only and an ALU-only
   // tsr_compute_exec, the uop RAM twice, acc and out in two banks (halves).
-  // The serial core (queues.serial; docs/microarch.md "Serial dispatch"):
+  // The serial core (queues.serial; docs/microarch.md "Serial"):
   // fetch dispatches only when no instruction is queued, running or holding
   // its pushes, so one command slot serves the three modules, one DMA read
   // engine serves the load and compute modules' LOADs, and the compute module
