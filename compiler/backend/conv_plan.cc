@@ -136,7 +136,8 @@ Status CheckConvTiling(const HwConfig& cfg, const ConvGeometry& g, const ConvBlo
   const int acc_bits = cfg.acc_idx_bits, src_bits = std::max(cfg.inp_idx_bits, cfg.acc_idx_bits);
   if (t->th >= (int64_t{1} << 14) || t->tw >= (int64_t{1} << 14) || !FitsBits(t->tw, acc_bits) ||
       !FitsBits(g.sh * t->in_w, src_bits) || !FitsBits(g.sw, src_bits) || !FitsBits(t->th * t->tw, acc_bits) ||
-      !FitsBits(phases * t->th * t->tw, acc_bits) || !FitsBits(t->shuffle.sw, std::min(acc_bits, 8)))
+      !FitsBits(phases * t->th * t->tw, acc_bits) ||
+      !FitsBits(t->shuffle.sw, cfg.layout.slot(Format::kGemm, FieldId::dst_in).width))
     return ResourceExhaustedError("convolution ({}): tile {}x{} overflows a loop field", g.ToString(), t->th, t->tw);
   // DMA: padding fields hold up to pad_max entries; rows and pitches 16 bits.
   const int64_t pad_max = DmaPadMax(cfg);
