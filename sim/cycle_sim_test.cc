@@ -92,17 +92,19 @@ TEST(CycleSim, UnalignedAndBoundaryCrossingBursts) {
   EXPECT_EQ(b.stats.unit(regs::Unit::kCompute).busy, 2 + 2 + 1);  // setup + 2 beats, FINISH
 }
 
+// A chain through every module: LOAD uop, LOAD inp, GEMM, ALU, STORE, FINISH.
+constexpr const char* kChain =
+    "LOAD mem=uop sram=0 dram=0x1000 y_size=1 x_size=1 x_stride=1\n"                      // 0 compute
+    "LOAD mem=inp sram=0 dram=0x2000 y_size=1 x_size=2 x_stride=2 push_next\n"            // 1 load
+    "GEMM uop_bgn=0 uop_end=1 iter_out=2 iter_in=5 pop_prev\n"                            // 2 compute
+    "ALU op=add use_imm imm=1 uop_bgn=0 uop_end=1 iter_out=3 iter_in=1 push_next\n"       // 3 compute
+    "STORE mem=out sram=0 dram=0x3000 y_size=1 x_size=1 x_stride=1 pop_prev push_prev\n"  // 4 store
+    "FINISH pop_next\n";                                                                  // 5 compute
+
 TEST(CycleSim, LoadGemmStoreChain) {
   // Fetch: 8 instructions accepted in 0 (8 beats, data 32..39, arrive 40), the 9th... (here 6 in total:
   // 96 B, 6 beats, data 32..37, arrive 38). Dispatch 38..43.
-  const char* text =
-      "LOAD mem=uop sram=0 dram=0x1000 y_size=1 x_size=1 x_stride=1\n"                      // 0 compute
-      "LOAD mem=inp sram=0 dram=0x2000 y_size=1 x_size=2 x_stride=2 push_next\n"            // 1 load
-      "GEMM uop_bgn=0 uop_end=1 iter_out=2 iter_in=5 pop_prev\n"                            // 2 compute
-      "ALU op=add use_imm imm=1 uop_bgn=0 uop_end=1 iter_out=3 iter_in=1 push_next\n"       // 3 compute
-      "STORE mem=out sram=0 dram=0x3000 y_size=1 x_size=1 x_stride=1 pop_prev push_prev\n"  // 4 store
-      "FINISH pop_next\n";                                                                  // 5 compute
-  SimRun r = RunSim(text);
+  SimRun r = RunSim(kChain);
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();
   // 0: dispatched 38, starts 39, burst (4 B) ready 41, accepted 41, data 73, completes 74.
   EXPECT_EQ(r.timing[0].start, 39);
@@ -129,14 +131,7 @@ TEST(CycleSim, LoadGemmStoreChain) {
 // queues.serial (docs/microarch.md "Serial"): LoadGemmStoreChain's stream,
 // each instruction dispatched in the cycle the one before it pushed.
 TEST(CycleSim, SerialDispatchesOneInstructionAtATime) {
-  const char* text =
-      "LOAD mem=uop sram=0 dram=0x1000 y_size=1 x_size=1 x_stride=1\n"                      // 0 compute
-      "LOAD mem=inp sram=0 dram=0x2000 y_size=1 x_size=2 x_stride=2 push_next\n"            // 1 load
-      "GEMM uop_bgn=0 uop_end=1 iter_out=2 iter_in=5 pop_prev\n"                            // 2 compute
-      "ALU op=add use_imm imm=1 uop_bgn=0 uop_end=1 iter_out=3 iter_in=1 push_next\n"       // 3 compute
-      "STORE mem=out sram=0 dram=0x3000 y_size=1 x_size=1 x_stride=1 pop_prev push_prev\n"  // 4 store
-      "FINISH pop_next\n";                                                                  // 5 compute
-  SimRun r = RunSim(text, {}, "configs/default.json", false, true);
+  SimRun r = RunSim(kChain, {}, "configs/default.json", false, true);
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();
   // 0: dispatched 38 (the stream arrives 38), starts 39, ends 74 (as decoupled).
   EXPECT_EQ(r.timing[0].start, 39);

@@ -118,30 +118,36 @@ TEST(SystemcVsSimSmallQueues, RandomProgramsOnDepthTwo) {
 // The compute module's two pipes (timing.compute_overlap = 1; the generator
 // sets ovl on some blocks' first GEMM, ALU or LOAD acc/acc8), also with depth-2 queues, where
 // the per-queue push order and held pipes matter.
+// Random programs on `cfg` (described as `what` in replays, tagged `tag`):
+// sim and systemc agree, or both fault alike where programs `may_deadlock`.
+void CompareRandomPrograms(const HwConfig& cfg, const std::string& what, const std::string& tag, bool may_deadlock) {
+  testing::DevicePair pair(cfg, "sim", "systemc");
+  ASSERT_TRUE(pair.ok());
+  for (int seed = 0; seed < std::max(1, SeedsPerConfig() / 4); ++seed) {
+    Program p = testing::RandomValidProgram(cfg, static_cast<uint64_t>(seed));
+    testing::DeviceOutcome sim, sc;
+    pair.Run(p, &sim, &sc);
+    const std::string replay = Replay(cfg, p, what, tag + "_seed" + std::to_string(seed));
+    if (sim.status.ok()) {
+      ExpectSame(sim, sc, replay);
+    } else {
+      ASSERT_TRUE(may_deadlock) << sim.status.ToString() << "\n" << replay;
+      ASSERT_FALSE(sc.status.ok()) << replay;
+      EXPECT_EQ(sim.device_status.error_code, sc.device_status.error_code) << replay;
+    }
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
 TEST_P(SystemcVsSim, RandomProgramsWithComputeOverlap) {
   const std::string config_path = GetParam();
   for (const int depth : {0, 2}) {
     HwConfig cfg = testing::LoadConfigOrDie(config_path);
     cfg.compute_overlap = 1;
     if (depth > 0) cfg.command_queue_depth = cfg.token_queue_depth = depth;
-    testing::DevicePair pair(cfg, "sim", "systemc");
-    ASSERT_TRUE(pair.ok());
-    for (int seed = 0; seed < std::max(1, SeedsPerConfig() / 4); ++seed) {
-      Program p = testing::RandomValidProgram(cfg, static_cast<uint64_t>(seed));
-      testing::DeviceOutcome sim, sc;
-      pair.Run(p, &sim, &sc);
-      const std::string replay =
-          Replay(cfg, p, config_path + " (timing.compute_overlap 1, queue depths " + std::to_string(depth) + ")",
-                 "overlap_d" + std::to_string(depth) + "_seed" + std::to_string(seed));
-      if (sim.status.ok()) {
-        ExpectSame(sim, sc, replay);
-      } else {
-        ASSERT_TRUE(depth > 0) << sim.status.ToString() << "\n" << replay;
-        ASSERT_FALSE(sc.status.ok()) << replay;
-        EXPECT_EQ(sim.device_status.error_code, sc.device_status.error_code) << replay;
-      }
-      if (::testing::Test::HasFailure()) return;
-    }
+    CompareRandomPrograms(cfg, config_path + " (timing.compute_overlap 1, queue depths " + std::to_string(depth) + ")",
+                          "overlap_d" + std::to_string(depth), depth > 0);
+    if (::testing::Test::HasFailure()) return;
   }
 }
 
@@ -150,17 +156,7 @@ TEST_P(SystemcVsSim, RandomProgramsOnASerialCore) {
   const std::string config_path = GetParam();
   HwConfig cfg = testing::LoadConfigOrDie(config_path);
   cfg.serial = 1;
-  testing::DevicePair pair(cfg, "sim", "systemc");
-  ASSERT_TRUE(pair.ok());
-  for (int seed = 0; seed < std::max(1, SeedsPerConfig() / 4); ++seed) {
-    Program p = testing::RandomValidProgram(cfg, static_cast<uint64_t>(seed));
-    testing::DeviceOutcome sim, sc;
-    pair.Run(p, &sim, &sc);
-    const std::string replay = Replay(cfg, p, config_path + " (queues.serial 1)", "serial_seed" + std::to_string(seed));
-    ASSERT_TRUE(sim.status.ok()) << sim.status.ToString() << "\n" << replay;
-    ExpectSame(sim, sc, replay);
-    if (::testing::Test::HasFailure()) return;
-  }
+  CompareRandomPrograms(cfg, config_path + " (queues.serial 1)", "serial", false);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryConfig, SystemcVsSim, ::testing::ValuesIn(testing::BundledConfigPaths()),
