@@ -13,18 +13,10 @@ import os
 import sys
 
 import numpy as np
+from tir_text import TirText
 
-rs = np.random.RandomState(7)
-lines = []
-
-
-def const(name, shape, scale=0.3):
-    v = (rs.standard_normal(shape) * scale).astype("<f4")
-    lines.append(f"  %{name}: f32[{','.join(map(str, shape))}] = const 0x{v.tobytes().hex()}")
-
-
-def node(text):
-    lines.append("  " + text)
+t = TirText(7)
+rs, lines, const, node = t.rs, t.lines, t.const, t.node
 
 
 def ct(dst, cout, k, s, p=(0, 0), op=(0, 0), relu=False):
