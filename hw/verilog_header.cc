@@ -179,7 +179,7 @@ std::string GenerateVerilogHeader(const HwConfig& cfg) {
   w.Section("memory port and fetch rules of the timing contract (sim/timing.h, docs/microarch.md)");
   w.Int("TSR_BURST_BOUNDARY_BYTES", static_cast<int64_t>(timing::kBurstBoundaryBytes));
   w.Int("TSR_BURST_MAX_BEATS", timing::kMaxBurstBeats);
-  w.Int("TSR_FETCH_BLOCK_INSNS", kFetchBlockInsns);
+  w.Int("TSR_FETCH_BLOCK_INSNS", cfg.fetch_block);
   for (size_t i = 0; i < timing::kDmaPriority.size(); ++i)
     w.Int(fmt::format("TSR_PORT_PRIORITY_{}", i), static_cast<int>(timing::kDmaPriority[i]),
           "DMA modules after fetch, highest first");

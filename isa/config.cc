@@ -171,6 +171,7 @@ Status Validate(HwConfig& c, const std::string& source) {
                                               vec, c.alu_lanes));
   c.alu_lane_count = c.alu_lanes == 0 ? vec : c.alu_lanes;
   c.alu_passes = vec / c.alu_lane_count;
+  c.fetch_block = static_cast<int>(std::min<int64_t>(kFetchBlockInsns, c.fetch_buffer));
   TSR_ASSIGN_OR_RETURN(c.layout, ComputeIsaLayout(c, DefaultIsaTables(), source));
   c.isa_fingerprint = IsaFingerprint(c, DefaultIsaTables());
   return OkStatus();

@@ -49,6 +49,7 @@ struct HwConfig {
   int64_t macs_per_cycle = 0;  // BATCH x BLOCK_IN x BLOCK_OUT
   int alu_lane_count = 0;      // alu.lanes resolved (0: BATCH x BLOCK_OUT, one lane per element)
   int alu_passes = 0;          // passes of the lanes over a row: BATCH x BLOCK_OUT / alu_lane_count
+  int fetch_block = 0;         // instructions per fetch request at most: min(kFetchBlockInsns, F)
   IsaLayout layout;
   // Hash of the ISA layout and tables and of every kBehaviour parameter
   // (isa/fingerprint.h). Programs and compiled artifacts record it; devices

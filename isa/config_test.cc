@@ -145,10 +145,14 @@ TEST(HwConfigErrors, OverflowingNumbersAndFetchBuffer) {
   j["dram"]["size_bytes"] = UINT64_MAX;
   EXPECT_EQ(ErrorOf(j), "test.json: key 'dram.size_bytes': must be in [65536, 68719476736], got 18446744073709551615");
   j = DefaultJson();
-  j["queues"]["fetch_buffer"] = 7;
-  EXPECT_EQ(ErrorOf(j), "test.json: key 'queues.fetch_buffer': must be in [8, 65536], got 7");
-  j["queues"]["fetch_buffer"] = 8;
-  EXPECT_TRUE(ParseHwConfig(j.dump(), "test.json").ok());
+  j["queues"]["fetch_buffer"] = 0;
+  EXPECT_EQ(ErrorOf(j), "test.json: key 'queues.fetch_buffer': must be in [1, 65536], got 0");
+  j["queues"]["fetch_buffer"] = 1;
+  auto one = ParseHwConfig(j.dump(), "test.json");
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  EXPECT_EQ(one->fetch_block, 1);  // a fetch request reads min(8, F) instructions
+  j["queues"]["fetch_buffer"] = 12;
+  EXPECT_EQ(ParseHwConfig(j.dump(), "test.json")->fetch_block, 8);
 }
 
 TEST(HwConfigErrors, BufferTooSmallForOneTile) {

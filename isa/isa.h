@@ -275,8 +275,8 @@ inline constexpr int kInsnBytes = 16;
 inline constexpr int kInsnBits = 128;
 inline constexpr int kUopBytes = 4;
 inline constexpr int kUopBits = 32;
-// Instructions per fetch request (docs/microarch.md, "Fetch"): the fetch
-// buffer (queues.fetch_buffer) must hold at least one such block.
+// Instructions per fetch request at most (docs/microarch.md, "Fetch"); a
+// smaller fetch buffer (queues.fetch_buffer) caps it (HwConfig::fetch_block).
 inline constexpr int64_t kFetchBlockInsns = 8;
 
 }  // namespace tessera

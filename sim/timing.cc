@@ -32,7 +32,7 @@ int64_t AluLoopCycles(const HwConfig& cfg, bool reads_source, int64_t outer, int
 
 int64_t FirstStartCycle(const HwConfig& cfg, int64_t count) {
   const Port port = Port::Of(cfg);
-  const int64_t n = FetchBlockInsns(0, 0, count);
+  const int64_t n = FetchBlockInsns(cfg, 0, 0, count);
   const uint64_t bytes = static_cast<uint64_t>(n) * kInsnBytes;
   const BurstTiming b = TimeBurst(port, /*write=*/false, 0, 0, Beats(port, 0, bytes));
   return b.completion + 1;  // arrives and is dispatched in `completion`, starts the cycle after

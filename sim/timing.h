@@ -66,12 +66,12 @@ inline constexpr std::array<Module, 3> kDmaPriority = {Module::kCompute, Module:
 // ---- Fetch -----------------------------------------------------------------
 
 // Instructions in the fetch request for instruction `next` of a `count`-instruction
-// stream at byte address `stream_addr`: at most kFetchBlockInsns (8, isa/isa.h),
+// stream at byte address `stream_addr`: at most min(8, F) (cfg.fetch_block),
 // never past the stream's end nor across a 4 KiB boundary.
-inline int64_t FetchBlockInsns(uint64_t stream_addr, int64_t next, int64_t count) {
+inline int64_t FetchBlockInsns(const HwConfig& cfg, uint64_t stream_addr, int64_t next, int64_t count) {
   const uint64_t addr = stream_addr + static_cast<uint64_t>(next) * kInsnBytes;
   const int64_t to_boundary = static_cast<int64_t>((kBurstBoundaryBytes - addr % kBurstBoundaryBytes) / kInsnBytes);
-  return std::min({kFetchBlockInsns, count - next, to_boundary});
+  return std::min({int64_t{cfg.fetch_block}, count - next, to_boundary});
 }
 
 // ---- Instructions ------------------------------------------------------------

@@ -252,7 +252,7 @@ class Engine {
     if (!port_.CanAccept()) return;
     // Priority: fetch > compute > store > load.
     if (next_request_ < count_) {
-      const int64_t n = timing::FetchBlockInsns(addr_, next_request_, count_);
+      const int64_t n = timing::FetchBlockInsns(cfg_, addr_, next_request_, count_);
       if (cfg_.fetch_buffer - (in_flight_ + buffered_) >= n) {
         auto g = port_.Accept(addr_ + static_cast<uint64_t>(next_request_) * kInsnBytes, n * kInsnBytes, false, t);
         fetch_blocks_.emplace_back(g.completion, n);

@@ -129,7 +129,7 @@ Roofline LayerRoofline(const HwConfig& cfg, const DeviceCounters& c) {
   r.bursts = CeilDiv(c.port_bursts * cfg.dram_latency_cycles + c.dram_busy_cycles, cfg.dram_max_outstanding);
   // Each instruction holds one of F fetch-buffer entries from its block's
   // request to its dispatch: at least L plus the block's beats.
-  const int64_t block = kFetchBlockInsns * kInsnBytes;
+  const int64_t block = int64_t{cfg.fetch_block} * kInsnBytes;
   r.fetch = CeilDiv(c.insns() * (cfg.dram_latency_cycles + CeilDiv(block, cfg.dram_bytes_per_cycle)), cfg.fetch_buffer);
   const std::pair<int64_t, Bound> all[] = {{r.compute, Bound::kCompute}, {r.load, Bound::kLoad},
                                            {r.store, Bound::kStore},     {r.bandwidth, Bound::kBandwidth},

@@ -94,12 +94,12 @@ void Fetch::Dispatch() {
 
 bool Fetch::Ready(int64_t) const {
   if (next_request_ >= run_.count) return false;
-  const int64_t n = timing::FetchBlockInsns(run_.stream_addr, next_request_, run_.count);
+  const int64_t n = timing::FetchBlockInsns(*run_.cfg, run_.stream_addr, next_request_, run_.count);
   return run_.cfg->fetch_buffer - (in_flight_ + buffered_) >= n;
 }
 
 Burst Fetch::Next() {
-  const int64_t n = timing::FetchBlockInsns(run_.stream_addr, next_request_, run_.count);
+  const int64_t n = timing::FetchBlockInsns(*run_.cfg, run_.stream_addr, next_request_, run_.count);
   Block& b = blocks_.emplace_back();
   b.first = next_request_;
   b.n = n;
