@@ -7,6 +7,7 @@
 
 #include "compiler/backend/conv_codegen.h"
 #include "compiler/backend/cost_model.h"
+#include "isa/base/check.h"
 #include "isa/config.h"
 
 namespace tessera::backend {
@@ -55,9 +56,12 @@ StatusOr<ScheduleChoice> EmitScheduled(Stream& s, const HwConfig& cfg, ConvSched
   }
   HwConfig plain = cfg;
   plain.compute_overlap = 0;
-  // Every tiling that fits the banked split fits the plain one.
+  // An invariant, not an input error: the plain split has every scratchpad
+  // of the banked one and larger accumulator halves, so the tile extents
+  // that fit on `cfg` (PlanConv's `tiling`) give a plain tiling too.
   StatusOr<ConvTiling> plain_tiling = PlanConv(plain, g, e, nonzero);
-  TSR_RETURN_IF_ERROR(plain_tiling.status());
+  TSR_CHECK(plain_tiling.ok(), "{}: no plain tiling where {} fits: {}", g.ToString(), tiling.ToString(),
+            plain_tiling.status().ToString());
   const bool time = want == ConvSchedule::kCheapest;
   std::vector<Candidate> c;
   TSR_ASSIGN_OR_RETURN(Candidate p, Build(s, plain, *plain_tiling, emit, time));

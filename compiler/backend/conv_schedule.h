@@ -39,7 +39,8 @@ using EmitLayerFn = std::function<Status(Stream& s, const HwConfig& cfg, const C
 // Appends the layer to `s` with the schedule `want` names. `tiling` is its
 // plan on `cfg`; the plain schedule's is planned again on the plain config
 // from the geometry `g`, epilogue `e` and mask `nonzero` (its accumulator
-// halves are larger). Without compute_overlap: `emit` once, as it was.
+// halves are larger; that it fits is asserted). Without compute_overlap:
+// `emit` once, as it was.
 StatusOr<ScheduleChoice> EmitScheduled(Stream& s, const HwConfig& cfg, ConvSchedule want, const ConvGeometry& g,
                                        const ConvEpilogue& e, const WeightTileMask& nonzero, const ConvTiling& tiling,
                                        const EmitLayerFn& emit);

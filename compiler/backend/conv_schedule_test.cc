@@ -1,12 +1,14 @@
 // The schedule choice (conv_schedule.h) on the default config: a small
 // depthwise layer keeps the plain schedule, a large 3x3 conv the overlap one;
 // every GEMM layer's predicted cycles are the lesser of the two forced
-// schedules', and its summary line names the one it runs.
+// schedules', and its summary line names the one it runs; every layer
+// that fits the banked split fits the plain one (EmitScheduled asserts it).
 #include "compiler/backend/conv_schedule.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <map>
 #include <random>
 
@@ -97,6 +99,44 @@ TEST(ConvSchedule, PlainIsTheConfigWithoutOverlap) {
       EXPECT_EQ(l.reason.find("schedule"), std::string::npos) << l.reason;
     }
   }
+}
+
+// EmitScheduled asserts that a layer with a banked (compute_overlap) tiling
+// has a plain one: over random layers and epilogues, PlanConv never fails on
+// the plain split where it fits the banked one.
+TEST(ConvSchedule, EveryBankedTilingHasAPlainOne) {
+  std::mt19937 rng(13);
+  auto pick = [&](std::initializer_list<int64_t> v) { return v.begin()[rng() % v.size()]; };
+  int banked = 0;
+  for (const char* path : {"configs/default.json", "configs/large.json"}) {
+    const HwConfig cfg = testing::LoadConfigOrDie(path);
+    ASSERT_NE(cfg.compute_overlap, 0) << path;
+    HwConfig plain = cfg;
+    plain.compute_overlap = 0;
+    for (int i = 0; i < 100; ++i) {
+      ConvGeometry g;
+      g.ic = 16 * pick({1, 2, 4, 8, 16}), g.oc = 16 * pick({1, 2, 4, 8, 16});
+      g.kh = g.kw = pick({1, 3, 5, 7});
+      g.sh = g.sw = pick({1, 1, 2});
+      g.pt = g.pl = g.kh / 2;
+      g.ih = pick({7, 14, 28, 56}), g.iw = g.ih * pick({1, 2});
+      g.oh = (g.ih + 2 * g.pt - g.kh) / g.sh + 1, g.ow = (g.iw + 2 * g.pl - g.kw) / g.sw + 1;
+      ConvEpilogue e = ConvEpilogue::ForRange(-128, 127);
+      switch (rng() % 4) {
+        case 1: e.max_pool = g.oh % 2 == 0 && g.ow % 2 == 0; break;
+        case 2: e.residual_passes = 1; break;
+        case 3:  // a 2x2 pixel shuffle of the whole grid
+          if (g.oc % 64 == 0) e.shuffle = PixelShuffle{2, 2, 0, 0, 2 * g.oh, 2 * g.ow};
+          break;
+      }
+      const StatusOr<ConvTiling> t = PlanConv(cfg, g, e);
+      if (!t.ok()) continue;
+      ++banked;
+      const StatusOr<ConvTiling> p = PlanConv(plain, g, e);
+      EXPECT_TRUE(p.ok()) << path << " " << g.ToString() << ": " << t->ToString() << "; " << p.status().ToString();
+    }
+  }
+  EXPECT_GT(banked, 150) << banked;  // (most layers fit)
 }
 
 }  // namespace
