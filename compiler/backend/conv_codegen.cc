@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compiler/backend/conv_pool.h"
+#include "compiler/backend/shuffle_codegen.h"
 #include "compiler/backend/weight_tiles.h"
 #include "isa/alu.h"
 #include "isa/config.h"
@@ -25,7 +26,8 @@ class ConvEmitter {
         g_(c.geo),
         b_(c.blocks),
         t_(c.tiling),
-        sp_(SplitScratchpads(cfg, c.tiling.tob, c.tiling.residual_add)) {
+        sp_(SplitScratchpads(cfg, c.tiling.tob, c.tiling.residual_add)),
+        shuffle_(cfg, c, kernels_) {
     inp_base_[0] = 0, inp_base_[1] = sp_.inp_half;
     wgt_base_[0] = 0, wgt_base_[1] = sp_.wgt_half;
     acc_base_[0] = sp_.acc_base[0], acc_base_[1] = sp_.acc_base[1];
@@ -54,7 +56,7 @@ class ConvEmitter {
       for (int64_t ot = 0; ot < t_.oc_tiles; ++ot)
         for (int64_t ht = 0; ht < t_.h_tiles; ++ht)
           for (int64_t wt = 0; wt < t_.w_tiles; ++wt, ++otile) {
-            Tile x;
+            Tile x{};
             x.n = n;
             x.ob0 = ot * t_.tob;
             x.tob = std::min(t_.tob, b_.ocb - x.ob0);
@@ -87,12 +89,7 @@ class ConvEmitter {
   }
 
  private:
-  struct Tile {
-    int64_t n, ob0, tob, oh0, th, ow0, tw, in_h, in_w, j0, tib;
-    int slot, aslot;
-    bool first, last;
-    const IcTile* ic;  // the weight tiles its GEMM reads
-  };
+  using Tile = ConvTile;
   // With overlap, an output tile's epilogue (requantize, residual add) and
   // its STORE are emitted after the next tile's first GEMM, which fills the
   // other accumulator half, and carry ovl so they run beside it:
@@ -173,49 +170,12 @@ class ConvEmitter {
     return s_.Push(Module::kLoad, Module::kCompute);
   }
 
-  // The tile's GEMM kernels: one, or with a pixel shuffle one per phase
-  // with a pixel in the tile's window (over its rows and columns there).
+  // The tile's GEMM kernels: one, or with a pixel shuffle one per phase (shuffle_codegen.h).
   StatusOr<std::vector<Kernel>> GemmKernels(const Tile& x) {
-    std::vector<Kernel> ks;
-    if (Phases() == 1) {
-      TSR_ASSIGN_OR_RETURN(Kernel k, GemmKernel(x));
-      ks.push_back(k);
-      return ks;
-    }
-    const Window w = WindowOf(x);
-    std::vector<Span> spans;
-    bool whole = true;  // every phase fills the tile: one GEMM over all phases (uops of each at its offset)
-    for (int64_t p = 0; p < Phases(); ++p) {
-      spans.push_back(SpanOf(x, w, p));
-      whole =
-          whole && spans.back().i0 == 0 && spans.back().i1 == x.th && spans.back().j0 == 0 && spans.back().j1 == x.tw;
-    }
-    for (int64_t p = whole ? -1 : 0; p < (whole ? 0 : Phases()); ++p) {
-      const Span sp = whole ? Span{0, x.th, 0, x.tw, 0} : spans[static_cast<size_t>(p)];
-      std::vector<int64_t> taps;
-      for (int64_t u : x.ic->taps)
-        if (whole || u / (x.tib * kk_) % Phases() == p) taps.push_back(u);
-      if (sp.i1 <= sp.i0 || sp.j1 <= sp.j0 || taps.empty()) continue;
-      const std::string key = fmt::format("gemm {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {}", p, x.tob, x.tib,
-                                          x.slot, x.aslot, x.ob0, x.j0, x.in_w, x.in_h, sp.i0, sp.i1, sp.j0, sp.j1,
-                                          sp.dst, w.h, w.w);  // the window's shape, not its area
-      TSR_ASSIGN_OR_RETURN(Kernel k, kernels_.GetOrBuild(key, [&]() -> StatusOr<Kernel> {
-        KernelBuilder kb(cfg_, KernelKind::kGemm, c_.name + " gemm");
-        kb.Outer(sp.i1 - sp.i0, t_.shuffle.sh * w.w, g_.sh * x.in_w, 0).Inner(sp.j1 - sp.j0, t_.shuffle.sw, g_.sw, 0);
-        for (int64_t u : taps) {
-          const int64_t o = u / (x.tib * kk_), j = u / kk_ % x.tib, i = u % kk_ / g_.kw, k = u % g_.kw;
-          const int64_t wgt =
-              t_.weights_resident ? ((x.ob0 + o) * b_.ibpo + x.j0 + j) * kk_ + i * g_.kw + k : wgt_base_[x.slot] + u;
-          kb.Uop(acc_base_[x.aslot] + o / Phases() * w.h * w.w + (whole ? spans[o % Phases()].dst : sp.dst),
-                 inp_base_[x.slot] + j * x.in_h * x.in_w + (sp.i0 * g_.sh + i * g_.dh) * x.in_w + sp.j0 * g_.sw +
-                     k * g_.dw,
-                 wgt);
-        }
-        return kb.Build();
-      }));
-      ks.push_back(k);
-    }
-    return ks;
+    if (Phases() > 1)
+      return shuffle_.GemmKernels(x, TileRows{inp_base_[x.slot], wgt_base_[x.slot], acc_base_[x.aslot]});
+    TSR_ASSIGN_OR_RETURN(Kernel k, GemmKernel(x));
+    return std::vector<Kernel>{k};
   }
 
   StatusOr<Kernel> GemmKernel(const Tile& x) {
@@ -241,40 +201,6 @@ class ConvEmitter {
   // Pixel-shuffle phases per shuffled block (1: none).
   int64_t Phases() const { return t_.shuffle.phases(); }
 
-  // A shuffled tile's window: the result rows [y0, y0 + h) and columns
-  // [x0, x0 + w) its phase pixels fall on; each shuffled block's accumulator
-  // rows hold them row-major (h x w), so one STORE writes a block.
-  struct Window {
-    int64_t y0, h, x0, w;
-  };
-  Window WindowOf(const Tile& x) const {
-    const PixelShuffle& s = t_.shuffle;
-    const int64_t y0 = std::max<int64_t>(0, x.oh0 * s.sh - s.crop_h);
-    const int64_t y1 = std::min(s.oh, (x.oh0 + x.th) * s.sh - s.crop_h);
-    const int64_t x0 = std::max<int64_t>(0, x.ow0 * s.sw - s.crop_w);
-    const int64_t x1 = std::min(s.ow, (x.ow0 + x.tw) * s.sw - s.crop_w);
-    return Window{y0, y1 - y0, x0, x1 - x0};
-  }
-  // Phase p's tile rows [i0, i1) and columns [j0, j1) inside the window, and
-  // the accumulator offset (within a block) of its pixel (i0, j0).
-  struct Span {
-    int64_t i0, i1, j0, j1, dst;
-  };
-  static void PhaseRange(int64_t q0, int64_t n, int64_t s, int64_t r, int64_t lo, int64_t len, int64_t* b, int64_t* e) {
-    *b = n, *e = 0;
-    for (int64_t q = 0; q < n; ++q)
-      if (const int64_t v = (q0 + q) * s + r; v >= lo && v < lo + len) *b = std::min(*b, q), *e = q + 1;
-  }
-  Span SpanOf(const Tile& x, const Window& w, int64_t p) const {
-    const PixelShuffle& s = t_.shuffle;
-    const int64_t rh = p / s.sw - s.crop_h, rw = p % s.sw - s.crop_w;
-    Span sp;
-    PhaseRange(x.oh0, x.th, s.sh, rh, w.y0, w.h, &sp.i0, &sp.i1);
-    PhaseRange(x.ow0, x.tw, s.sw, rw, w.x0, w.w, &sp.j0, &sp.j1);
-    sp.dst = ((x.oh0 + sp.i0) * s.sh + rh - w.y0) * w.w + (x.ow0 + sp.j0) * s.sw + rw - w.x0;
-    return sp;
-  }
-
   // ALU kernel over `pixels` accumulator rows per output block from `base`;
   // with `src_row` >= 0 each output block reads parameter row src_row + block
   // (one operand read per block).
@@ -289,30 +215,12 @@ class ConvEmitter {
   }
 
   // AluKernel reading parameter rows, or with a pixel shuffle one kernel per
-  // phase: its blocks (outer), columns (inner) and rows (uops), so each
-  // block's parameter row is read once (a new source row costs a cycle).
+  // phase (shuffle_codegen.h).
   StatusOr<std::vector<Kernel>> ParamKernels(const Tile& x, const char* what, int64_t src_row, int64_t base,
                                              int64_t pixels) {
-    if (Phases() == 1) {
-      TSR_ASSIGN_OR_RETURN(Kernel k, AluKernel(x, what, src_row, base, pixels));
-      return std::vector<Kernel>{k};
-    }
-    std::vector<Kernel> ks;
-    const Window w = WindowOf(x);
-    for (int64_t p = 0; p < Phases(); ++p) {
-      const Span sp = SpanOf(x, w, p);
-      if (sp.i1 <= sp.i0 || sp.j1 <= sp.j0) continue;
-      const std::string key = fmt::format("alu {} {} {} {} {} {} {} {} {} {} {}", what, x.tob, base, src_row, p, sp.i0,
-                                          sp.i1, sp.j1 - sp.j0, sp.dst, w.h, w.w);
-      TSR_ASSIGN_OR_RETURN(Kernel k, kernels_.GetOrBuild(key, [&]() -> StatusOr<Kernel> {
-        KernelBuilder kb(cfg_, KernelKind::kAlu, c_.name + " " + what);
-        kb.Outer(x.tob / Phases(), w.h * w.w, Phases()).Inner(sp.j1 - sp.j0, t_.shuffle.sw, 0);
-        for (int64_t i = sp.i0; i < sp.i1; ++i) kb.Uop(base + sp.dst + (i - sp.i0) * t_.shuffle.sh * w.w, src_row + p);
-        return kb.Build();
-      }));
-      ks.push_back(k);
-    }
-    return ks;
+    if (Phases() > 1) return shuffle_.ParamKernels(x, what, src_row, base);
+    TSR_ASSIGN_OR_RETURN(Kernel k, AluKernel(x, what, src_row, base, pixels));
+    return std::vector<Kernel>{k};
   }
 
   Status AluVecAll(const std::vector<Kernel>& ks, AluOp op, int64_t imm = 0) {
@@ -404,7 +312,7 @@ class ConvEmitter {
       } else {
         TSR_RETURN_IF_ERROR(AluVecAll(scale, AluOp::kMulShr, c_.shift));
         Tile whole = x;  // a shuffled tile's rows: tob / P blocks of its window
-        if (Phases() > 1) whole.tob = x.tob / Phases(), pixels = WindowOf(x).h * WindowOf(x).w;
+        if (Phases() > 1) whole.tob = shuffle_.Blocks(x), pixels = shuffle_.Pixels(x);
         TSR_ASSIGN_OR_RETURN(Kernel clamp, AluKernel(whole, "clamp", -1, base, pixels));
         if (c_.out_zero_point != 0) TSR_RETURN_IF_ERROR(s_.Alu(clamp, AluOp::kAdd, c_.out_zero_point));
         TSR_RETURN_IF_ERROR(EmitClamp(s_, clamp, c_.act_min, c_.act_max));
@@ -455,23 +363,10 @@ class ConvEmitter {
     return OkStatus();
   }
 
-  // A pixel-shuffled tile: each shuffled block's window, one STORE.
-  Status StoreShuffled(const Tile& x) {
-    const Window w = WindowOf(x);
-    Dma2D d;
-    d.y_size = w.h, d.x_size = w.w, d.x_stride = c_.out.stride_h;
-    for (int64_t b = 0; b < x.tob / Phases(); ++b) {
-      const int64_t elem = c_.out.base + x.n * c_.out.stride_n + (x.ob0 / Phases() + b) * c_.out.stride_c +
-                           w.y0 * c_.out.stride_h + w.x0;
-      TSR_RETURN_IF_ERROR(s_.Store(acc_base_[x.aslot] + b * w.h * w.w, c_.out.slot, elem, d).WithContext(c_.name));
-    }
-    return OkStatus();
-  }
-
   Status StoreStage(const Tile& x, int64_t otile, int64_t total_out) {
     TSR_RETURN_IF_ERROR(s_.Pop(Module::kCompute, Module::kStore));
     if (Phases() > 1) {
-      TSR_RETURN_IF_ERROR(StoreShuffled(x));
+      TSR_RETURN_IF_ERROR(shuffle_.Store(s_, x, acc_base_[x.aslot]));
       if (otile + 2 < total_out) TSR_RETURN_IF_ERROR(s_.Push(Module::kStore, Module::kCompute));
       return OkStatus();
     }
@@ -501,6 +396,7 @@ class ConvEmitter {
   int64_t inp_base_[2], wgt_base_[2], acc_base_[2], kk_;
   int64_t params_[2];  // the parameter rows each accumulator half's ALUs read
   KernelCache kernels_;
+  ShuffleCodegen shuffle_;                        // with a pixel shuffle: its kernels (in kernels_) and STOREs
   std::set<std::pair<int64_t, int64_t>> loaded_;  // resident weight chunks (first oc block, first ic block)
   bool overlap_ = false;
   int64_t params_ob0_[2] = {-1, -1};  // with overlap: the oc tile (first block) each bank's parameter rows hold
