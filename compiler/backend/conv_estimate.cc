@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 #include <vector>
 
 #include "compiler/backend/conv_plan.h"
 #include "compiler/backend/conv_pool.h"
+#include "compiler/backend/shuffle_codegen.h"
 #include "compiler/backend/weight_tiles.h"
 #include "isa/config.h"
 #include "sim/timing.h"
@@ -92,6 +94,28 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
         store1[h * ws.size() + w] = dma.Store(vr, vc * E_out, sh.ow * E_out, vc);
       }
     }
+  // A shuffled tile's layout (shuffle_codegen.h) and its class: tiles of one
+  // class share their kernels.
+  std::vector<ShuffledTile> shuffled;
+  std::vector<int64_t> layout;
+  if (sh.phases() > 1) {
+    std::map<std::vector<int64_t>, int64_t> classes;
+    for (size_t h = 0; h < hs.size(); ++h)
+      for (size_t w = 0; w < ws.size(); ++w) {
+        shuffled.push_back(ShuffleTileOf(sh, int64_t(h) * t.th, hs[h].out, int64_t(w) * t.tw, ws[w].out));
+        const ShuffledTile& st = shuffled.back();
+        std::vector<int64_t> key = {hs[h].out, ws[w].out, st.window.h, st.window.w};
+        for (const PhaseSpan& sp : st.spans) key.insert(key.end(), {sp.i0, sp.i1, sp.j0, sp.j1, sp.dst});
+        layout.push_back(classes.emplace(key, int64_t(classes.size())).first->second);
+      }
+  }
+  std::set<std::vector<int64_t>> seen_shuffle;  // a shuffled layer's kernels (their class and halves)
+  auto uop_loads = [&](std::vector<int64_t> key, const std::vector<int64_t>& uops) {
+    int64_t c = 0;
+    if (seen_shuffle.insert(std::move(key)).second)
+      for (int64_t n : uops) c += dma.Load(1, n * kUopBytes, n * kUopBytes, 0);
+    return c;
+  };
   // Uop kernels are loaded by the compute module on first use. A GEMM kernel
   // is fixed by its oc/ic tile (their sizes; with resident weights, their
   // offsets), whether its spatial tile is an edge one, and the buffer halves;
@@ -106,11 +130,10 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
     return fresh;
   };
   const int64_t alu_uop = dma.Load(1, kUopBytes, kUopBytes, 0);
-  // ALU over a tile's accumulator rows: `vec` reads one parameter row per
-  // output block (with a pixel shuffle, one instruction per phase).
+  // ALU over a tile's accumulator rows: `vec` reads one parameter row per output block.
   auto alu = [&](int64_t tob, int64_t pixels, bool vec) {
-    const int64_t src = 0, p = vec ? sh.phases() : 1;
-    return p * timing::AluCycles(cfg, timing::AluLoopCycles(cfg, vec, tob / p, pixels, &src, 1, vec ? 1 : 0, 0));
+    const int64_t src = 0;
+    return timing::AluCycles(cfg, timing::AluLoopCycles(cfg, vec, tob, pixels, &src, 1, vec ? 1 : 0, 0));
   };
 
   // Each oc tile's ic tiles; without a mask they depend on its width only.
@@ -135,6 +158,11 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
         if (!ics[ic].all)
           for (const WeightRun& r : WeightRuns(ics[ic], b, kk, ob0, res))
             sparse_w[ic] += dma.Load(1, r.n * E_w, r.n * E_w, 0);
+      std::vector<std::vector<int64_t>> phase_taps(ics.size());  // with a shuffle: each ic tile's taps per phase
+      for (size_t ic = 0; ic < ics.size() && sh.phases() > 1; ++ic) {
+        phase_taps[ic].assign(static_cast<size_t>(sh.phases()), 0);
+        for (int64_t u : ics[ic].taps) ++phase_taps[ic][static_cast<size_t>(u / (ics[ic].tib * kk) % sh.phases())];
+      }
       c_prev += dma.Load(2, tob * cfg.acc_tile_bytes, b.ocb * cfg.acc_tile_bytes, 0);  // parameter rows
       for (size_t ht = 0; ht < hs.size(); ++ht) {
         const int64_t th = hs[ht].out, h_edge = th != t.th;
@@ -163,14 +191,25 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
             const int64_t gemm_key =
                 (((res ? ot : ot_edge) * it_keys + (res ? it : tib != t.tib)) * 4 + h_edge * 2 + w_edge) * 4 +
                 slot * 2 + aslot;
-            const int64_t gemm_uop =
-                first_use(seen_gemm, gemm_key) ? dma.Load(1, gemm_uops * kUopBytes, gemm_uops * kUopBytes, 0) : 0;
-            int64_t c = c_prev + (first ? (first_use(seen_alu, alu_key) ? alu_uop : 0) : gemm_uop);
+            int64_t gemm_uop = 0, alu_uops = 0, bias = 0, gemm = 0;
+            ShuffleTileCost sc;  // with a shuffle: its phase kernels
+            if (sh.phases() > 1) {
+              const int64_t cls = layout[ht * ws.size() + wt];
+              sc = ShuffleTileCostOf(cfg, sh, shuffled[ht * ws.size() + wt], tob, th, tw, phase_taps[ic]);
+              gemm_uop = uop_loads({0, cls, slot, aslot, res ? ot : ot_edge, res ? it : tib != t.tib}, sc.gemm_uops);
+              alu_uops = first ? uop_loads({1, cls, aslot}, sc.param_uops) : 0;
+              bias = sc.param_cycles, gemm = sc.gemm_iterations;
+            } else {
+              gemm_uop =
+                  first_use(seen_gemm, gemm_key) ? dma.Load(1, gemm_uops * kUopBytes, gemm_uops * kUopBytes, 0) : 0;
+              alu_uops = first && first_use(seen_alu, alu_key) ? alu_uop : 0;
+              bias = alu(tob, pixels, true), gemm = gemm_uops * pixels;
+            }
+            int64_t c = c_prev + (first ? alu_uops : gemm_uop);
             int64_t x = std::max({c, l_end, first && otile >= 2 ? s_end_prev : int64_t{0}});
-            if (first) x += alu(tob, pixels, true) + gemm_uop;  // bias rows into the tile
-            const int64_t gemm = gemm_uops * pixels;
+            if (first) x += bias + gemm_uop;  // bias rows into the tile
             gemm_total += gemm;
-            x += timing::GemmCycles(cfg, gemm);
+            x += sh.phases() > 1 ? sc.gemm_cycles : timing::GemmCycles(cfg, gemm);
             gemm_end[static_cast<size_t>(idx)] = x;
             if (last) {  // [pool,] scale, then clamp
               int64_t outs = pixels;
@@ -181,9 +220,15 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
                 x += PoolPassCycles(cfg, pt);
                 outs /= 4;
               }
-              x += (first_use(seen_alu, 16 + alu_key) ? alu_uop : 0) + alu(tob, outs, true);
-              if (e.clamp_passes > 0)
-                x += (first_use(seen_alu, 32 + alu_key) ? alu_uop : 0) + e.clamp_passes * alu(tob, outs, false);
+              if (sh.phases() > 1) {  // its phase kernels, then one clamp over its window's rows
+                const int64_t cls = layout[ht * ws.size() + wt];
+                x += uop_loads({2, cls, aslot}, sc.param_uops) + sc.param_cycles;
+                if (e.clamp_passes > 0) x += uop_loads({3, cls, aslot}, {1}) + e.clamp_passes * sc.clamp_cycles;
+              } else {
+                x += (first_use(seen_alu, 16 + alu_key) ? alu_uop : 0) + alu(tob, outs, true);
+                if (e.clamp_passes > 0)
+                  x += (first_use(seen_alu, 32 + alu_key) ? alu_uop : 0) + e.clamp_passes * alu(tob, outs, false);
+              }
               if (t.residual_add) {  // the residual's acc8 load; MULSHR both; ADD; SHR and clamp (or MULSHRC)
                 const int64_t one_row = 0;
                 x += tob * dma.Load(th, tw * E_in, g.ow * E_in, 0) + 2 * alu(tob, pixels, true) +

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compiler/backend/conv_estimate.h"
+#include "compiler/backend/shuffle_codegen.h"
 #include "isa/base/math.h"
 #include "isa/config.h"
 #include "isa/isa.h"
@@ -127,10 +128,12 @@ Status CheckConvTiling(const HwConfig& cfg, const ConvGeometry& g, const ConvBlo
   if (!t->weights_resident && t->wgt_entries > sp.wgt_half)
     return too_big("weight scratchpad (half)", t->wgt_entries, sp.wgt_half);
   if (t->acc_entries > sp.acc_half) return too_big("accumulator scratchpad (half)", t->acc_entries, sp.acc_half);
-  // Distinct GEMM uop images: per (input half, accumulator half[, weight offset]).
+  // Distinct GEMM uop images: per (input half, accumulator half[, weight offset]);
+  // with a shuffle also per tile layout, and its ALU kernels a uop per phase row.
   const int64_t weight_variants = t->weights_resident ? t->oc_tiles * t->ic_tiles : 1;
-  t->uops = 4 * weight_variants * t->wgt_entries + 16 + (t->max_pool ? 32 * t->tob : 0) +
-            (phases > 1 ? 8 * t->tob : 0);  // + the ALU kernels' uops (a shuffle's: one per block)
+  const int64_t gemm_uops = 4 * weight_variants * t->wgt_entries;
+  t->uops = 16 + (phases > 1 ? ShuffleUops(*t, g.oh, g.ow, gemm_uops)
+                             : gemm_uops + (t->max_pool ? 32 * t->tob : 0));  // + the ALU kernels' uops
   if (t->uops > sp.uop_total) return too_big("uop scratchpad", t->uops, sp.uop_total);
   // Loop factors and extents must fit their instruction fields.
   const int acc_bits = cfg.acc_idx_bits, src_bits = std::max(cfg.inp_idx_bits, cfg.acc_idx_bits);

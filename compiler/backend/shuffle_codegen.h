@@ -36,6 +36,33 @@ struct ShuffledTile {
 };
 ShuffledTile ShuffleTileOf(const PixelShuffle& s, int64_t oh0, int64_t th, int64_t ow0, int64_t tw);
 
+// The tile's GEMM kernels (of a th x tw tile): phase p's span for each phase
+// with pixels in the window (a kernel of its taps, if any), or when every
+// phase fills the tile one kernel of every tap (phase -1).
+struct PhaseGemm {
+  int64_t phase;
+  PhaseSpan span;
+};
+std::vector<PhaseGemm> PhaseGemms(const ShuffledTile& st, int64_t th, int64_t tw);
+
+// The uop entries a shuffled layer's kernels take at most (the tiler's
+// budget, conv_plan.cc): for each distinct tile layout (first, inner and last
+// tiles of each axis; the crop), `gemm_uops` for its GEMMs (every buffer
+// half and weight variant) and its bias and scale kernels (a uop per phase
+// row, per accumulator half); the clamp's.
+int64_t ShuffleUops(const ConvTiling& t, int64_t oh, int64_t ow, int64_t gemm_uops);
+
+// What a shuffled tile's kernels cost (the tiler's estimate,
+// conv_estimate.cc): its GEMMs (`phase_taps`: the taps of each phase) and
+// their uops, one pass of its parameter kernels (bias or scale) and their
+// uops, one pass over its window's rows (the clamp).
+struct ShuffleTileCost {
+  int64_t gemm_cycles = 0, gemm_iterations = 0, param_cycles = 0, clamp_cycles = 0;
+  std::vector<int64_t> gemm_uops, param_uops;  // per kernel
+};
+ShuffleTileCost ShuffleTileCostOf(const HwConfig& cfg, const PixelShuffle& s, const ShuffledTile& st, int64_t tob,
+                                  int64_t th, int64_t tw, const std::vector<int64_t>& phase_taps);
+
 // A tile as ConvEmitter walks them: batch block n, oc blocks [ob0, ob0 + tob),
 // pixels [oh0, oh0 + th) x [ow0, ow0 + tw) (input window in_h x in_w), ic
 // chunk [j0, j0 + tib) in input half `slot`, accumulator half `aslot`.
