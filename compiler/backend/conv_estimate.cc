@@ -149,6 +149,7 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
   const int64_t t0 = timing::FirstStartCycle(cfg, 4 * t.tiles + 8);
   std::vector<int64_t> gemm_end(static_cast<size_t>(t.tiles) + 1, 0);
   int64_t l_end = t0, c_prev = t0, s_end = t0, s_end_prev = t0, gemm_total = 0, idx = 0, otile = 0;
+  int64_t busy = 0;  // every instruction's own cycles: a serial core's (queues.serial) run one at a time
   for (int64_t n = 0; n < b.nb; ++n)
     for (int64_t ot = 0; ot < t.oc_tiles; ++ot) {
       const int64_t ob0 = ot * t.tob, tob = std::min(t.tob, b.ocb - ob0), ot_edge = tob != t.tob;
@@ -163,7 +164,8 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
         phase_taps[ic].assign(static_cast<size_t>(sh.phases()), 0);
         for (int64_t u : ics[ic].taps) ++phase_taps[ic][static_cast<size_t>(u / (ics[ic].tib * kk) % sh.phases())];
       }
-      c_prev += dma.Load(2, tob * cfg.acc_tile_bytes, b.ocb * cfg.acc_tile_bytes, 0);  // parameter rows
+      const int64_t params = dma.Load(2, tob * cfg.acc_tile_bytes, b.ocb * cfg.acc_tile_bytes, 0);  // parameter rows
+      c_prev += params, busy += params;
       for (size_t ht = 0; ht < hs.size(); ++ht) {
         const int64_t th = hs[ht].out, h_edge = th != t.th;
         for (size_t wt = 0; wt < ws.size(); ++wt, ++otile) {
@@ -186,6 +188,7 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
                                     : tob * dma.Load(1, tib * kk * E_w, tib * kk * E_w, 0);
             }
             l_end = std::max(l_end, idx >= 2 ? gemm_end[static_cast<size_t>(idx - 2)] : 0) + load;
+            busy += load;
             // Compute: uop loads before the first instruction that waits for a token run ahead of it.
             const int64_t gemm_uops = static_cast<int64_t>(xt.taps.size());
             const int64_t gemm_key =
@@ -207,7 +210,8 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
             }
             int64_t c = c_prev + (first ? alu_uops : gemm_uop);
             int64_t x = std::max({c, l_end, first && otile >= 2 ? s_end_prev : int64_t{0}});
-            if (first) x += bias + gemm_uop;  // bias rows into the tile
+            const int64_t x0 = x - (c - c_prev);  // (the uop load before the wait)
+            if (first) x += bias + gemm_uop;      // bias rows into the tile
             gemm_total += gemm;
             x += sh.phases() > 1 ? sc.gemm_cycles : timing::GemmCycles(cfg, gemm);
             gemm_end[static_cast<size_t>(idx)] = x;
@@ -238,19 +242,21 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
                           : e.residual_passes * alu(tob, pixels, false));
               }
             }
+            busy += x - x0;
             c_prev = out_ready = x;
           }
           s_end_prev = s_end;
-          s_end =
-              std::max(s_end, out_ready) + tob / sh.phases() *
-                                               (t.max_pool ? dma.Store(th / 2, tw / 2 * E_out, g.ow / 2 * E_out, tw / 2)
-                                                           : store1[ht * ws.size() + wt]);
+          const int64_t store =
+              tob / sh.phases() *
+              (t.max_pool ? dma.Store(th / 2, tw / 2 * E_out, g.ow / 2 * E_out, tw / 2) : store1[ht * ws.size() + wt]);
+          s_end = std::max(s_end, out_ready) + store;
+          busy += store;
         }
       }
     }
   // The last store's token reaches compute (a no-op carries the pop), then FINISH.
   ConvEstimate est;
-  est.cycles = s_end + cfg.dma_setup_cycles + timing::kFinishCycles;
+  est.cycles = (cfg.serial != 0 ? t0 + busy : s_end) + cfg.dma_setup_cycles + timing::kFinishCycles;
   est.gemm_cycles = gemm_total;
   return est;
 }

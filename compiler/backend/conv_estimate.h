@@ -10,7 +10,9 @@
 //   compute_end[t] = max(compute_end[t-1], load_end[t], store_end[o-2] if t opens tile o) + compute(t)
 //   store_end[o]   = max(store_end[o-1], compute_end[last tile of o]) + store(o)
 //
-// It leaves out port contention between modules.
+// It leaves out port contention between modules. On a serial core
+// (queues.serial) the estimate is instead the sum of every instruction's
+// cycles: one runs at a time, in stream order.
 #pragma once
 
 #include <cstdint>
