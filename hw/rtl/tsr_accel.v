@@ -250,26 +250,33 @@ module tsr_accel (
   logic [3:0] tq_can_push2;
   /* verilator lint_on UNUSEDSIGNAL */
   logic [3:0] tq_nonzero;
+  // The serial core's one command slot: a dispatch finds it empty (the
+  // gate), a start empties it (sl_v), and its entry stays the instruction
+  // until that completes (the one tsr_unit's current instruction).
+  /* verilator lint_off UNUSEDSIGNAL */  // decoupled: no slot
+  logic sl_v;
+  logic [1:0] sl_mod;
+  logic [QW-1:0] sl_e;
+  /* verilator lint_on UNUSEDSIGNAL */
   if (SERIAL) begin : g_slot
-    // One command slot: a dispatch finds it empty (the gate), a start empties it.
-    logic v;
-    logic [1:0] mod;
-    logic [QW-1:0] e;
     always_ff @(posedge clk) begin
-      if (clr) v <= 1'b0;
-      else if (|cq_push) v <= 1'b1;
-      else if (|cq_pop) v <= 1'b0;
+      if (clr) sl_v <= 1'b0;
+      else if (|cq_push) sl_v <= 1'b1;
+      else if (|cq_pop) sl_v <= 1'b0;
       if (|cq_push) begin
-        mod <= dec_module;
-        e <= {f_range_fault, f_index, f_head};
+        sl_mod <= dec_module;
+        sl_e <= {f_range_fault, f_index, f_head};
       end
     end
     for (genvar m = 0; m < 3; m++) begin : g_m
-      assign cq_head[m] = e;
-      assign cq_empty[m] = !(v && 32'(mod) == m);
+      assign cq_head[m] = sl_e;
+      assign cq_empty[m] = !(sl_v && 32'(sl_mod) == m);
       assign cq_full[m] = !cq_empty[m];
     end
   end else begin : g_cq
+    assign sl_v = 1'b0;
+    assign sl_mod = 2'd0;
+    assign sl_e = '0;
     for (genvar m = 0; m < 3; m++) begin : g_m
       /* verilator lint_off UNUSEDSIGNAL */
       logic [$clog2(TSR_CFG_QUEUES_COMMAND_DEPTH+1)-1:0] cnt;
@@ -310,7 +317,10 @@ module tsr_accel (
   end
 
   // ---- The three modules (phases 2 and 3) --------------------------------------
-  logic [2:0] u_busy, u_completing, u_end, u_dma, u_free;
+  logic [2:0] u_busy, u_completing, u_end, u_free;
+  /* verilator lint_off UNUSEDSIGNAL */  // serial: one unit reads the load module's
+  logic [2:0] u_dma;
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [2:0] u_start  /* verilator split_var */;
   logic [2:0] u_hold  /* verilator split_var */;
   logic [127:0] u_insn[3];
@@ -328,81 +338,141 @@ module tsr_accel (
   logic [127:0] cg_insn_g;
   logic [IW-1:0] cg_index_g;
   /* verilator lint_on UNUSEDSIGNAL */
-  for (genvar m = 0; m < 3; m++) begin : g_unit
-    if (OVL && m == TSR_MODULE_COMPUTE) begin : g_pipes
-      logic comp_a;
-      tsr_compute_pipes u_pipes (
+  if (SERIAL) begin : g_unit1
+    // One unit for the three modules (tsr_unit SERIAL): the slot's module
+    // selects its end, busy part and token queues; the others read as free.
+    logic start, busy, completing, free;
+    logic [127:0] insn;
+    logic [IW-1:0] index;
+    logic [3*CTR_W-1:0] i_busy, i_token, i_queue, i_memory;
+    tsr_unit #(
+        .SERIAL(1'b1)
+    ) u_unit (
+        .clk(clk),
+        .clr(clr),
+        .cyc(CTR_W'(cyc)),
+        .q_valid(sl_v),
+        .q_insn(sl_e[127:0]),
+        .q_index(sl_e[QW-2:128]),
+        .q_mod(sl_mod),
+        .hold(u_hold[TSR_MODULE_LOAD]),  // = the others': no other module starts
+        .end_now(u_end[sl_mod]),
+        .busy_part(u_busy_part[sl_mod]),
+        .dma(u_dma[TSR_MODULE_LOAD]),  // every module's: one instruction
+        .last(finish_now),
+        .tq_can_push(tq_can_push),
+        .tq_can_pop(tq_can_pop),
+        .tq_push(u_tq_push[0]),
+        .tq_pop(u_tq_pop[0]),
+        .start(start),
+        .busy(busy),
+        .completing(completing),
+        .free(free),
+        .cur_insn(insn),
+        .cur_index(index),
+        .inc_busy(i_busy),
+        .inc_wait_token(i_token),
+        .inc_wait_queue(i_queue),
+        .inc_wait_memory(i_memory)
+    );
+    for (genvar m = 0; m < 3; m++) begin : g_m
+      logic mine;
+      assign mine = 32'(sl_mod) == m;
+      assign u_start[m] = start && mine;
+      assign u_busy[m] = busy && mine;
+      assign u_completing[m] = completing && mine;
+      assign u_free[m] = free;
+      assign u_insn[m] = insn;
+      assign u_index[m] = index;
+      if (m > 0) begin : g_none
+        assign u_tq_push[m] = '0;
+        assign u_tq_pop[m] = '0;
+      end
+      assign u_inc[m][TSR_STALL_BUSY] = i_busy[m*CTR_W+:CTR_W];
+      assign u_inc[m][TSR_STALL_WAIT_TOKEN] = i_token[m*CTR_W+:CTR_W];
+      assign u_inc[m][TSR_STALL_WAIT_QUEUE] = i_queue[m*CTR_W+:CTR_W];
+      assign u_inc[m][TSR_STALL_WAIT_MEMORY] = i_memory[m*CTR_W+:CTR_W];
+      assign u_dma[m] = 32'(u_insn[m][TSR_MEM_OPCODE_LSB+:3]) == TSR_OP_LOAD ||
+                        32'(u_insn[m][TSR_MEM_OPCODE_LSB+:3]) == TSR_OP_STORE;
+    end
+  end else begin : g_units
+    for (genvar m = 0; m < 3; m++) begin : g_unit
+      if (OVL && m == TSR_MODULE_COMPUTE) begin : g_pipes
+        logic comp_a;
+        tsr_compute_pipes u_pipes (
+            .clk(clk),
+            .clr(clr),
+            .cyc(CTR_W'(cyc)),
+            .q_valid(!cq_empty[m]),
+            .q_insn(cq_head[m][127:0]),
+            .q_index(cq_head[m][QW-2:128]),
+            .hold(u_hold[m]),
+            .end_a(u_end[m]),
+            .end_g(cg_end_g),
+            .busy_part(u_busy_part[m]),
+            .dma(u_dma[m]),
+            .last(finish_now),
+            .tq_can_push(tq_can_push),
+            .tq_can_push2(tq_can_push2),
+            .tq_can_pop(tq_can_pop),
+            .tq_push(u_tq_push[m]),
+            .tq_push2(tq_push2),
+            .tq_pop(u_tq_pop[m]),
+            .start(u_start[m]),
+            .start_a(cg_start_a),
+            .start_g(cg_start_g),
+            .busy_a(cg_busy_a),
+            .busy_g(cg_busy_g),
+            .completing_a(comp_a),
+            .completing_g(cg_comp_g),
+            .a_older(cg_a_older),
+            .insn_a(u_insn[m]),
+            .insn_g(cg_insn_g),
+            .index_a(u_index[m]),
+            .index_g(cg_index_g),
+            .inc_busy(u_inc[m][TSR_STALL_BUSY]),
+            .inc_wait_token(u_inc[m][TSR_STALL_WAIT_TOKEN]),
+            .inc_wait_queue(u_inc[m][TSR_STALL_WAIT_QUEUE]),
+            .inc_wait_memory(u_inc[m][TSR_STALL_WAIT_MEMORY])
+        );
+        assign u_busy[m] = cg_busy_a || cg_busy_g;
+        assign u_completing[m] = comp_a || cg_comp_g;
+        assign u_free[m] = 1'b0;  // read only by the serial gate (never with the pipes)
+      end else begin : g_one
+      tsr_unit #(
+          .MOD(m)
+      ) u_unit (
           .clk(clk),
           .clr(clr),
           .cyc(CTR_W'(cyc)),
           .q_valid(!cq_empty[m]),
           .q_insn(cq_head[m][127:0]),
           .q_index(cq_head[m][QW-2:128]),
+          .q_mod(2'(m)),
           .hold(u_hold[m]),
-          .end_a(u_end[m]),
-          .end_g(cg_end_g),
+          .end_now(u_end[m]),
           .busy_part(u_busy_part[m]),
           .dma(u_dma[m]),
           .last(finish_now),
           .tq_can_push(tq_can_push),
-          .tq_can_push2(tq_can_push2),
           .tq_can_pop(tq_can_pop),
           .tq_push(u_tq_push[m]),
-          .tq_push2(tq_push2),
           .tq_pop(u_tq_pop[m]),
           .start(u_start[m]),
-          .start_a(cg_start_a),
-          .start_g(cg_start_g),
-          .busy_a(cg_busy_a),
-          .busy_g(cg_busy_g),
-          .completing_a(comp_a),
-          .completing_g(cg_comp_g),
-          .a_older(cg_a_older),
-          .insn_a(u_insn[m]),
-          .insn_g(cg_insn_g),
-          .index_a(u_index[m]),
-          .index_g(cg_index_g),
+          .busy(u_busy[m]),
+          .completing(u_completing[m]),
+          .free(u_free[m]),
+          .cur_insn(u_insn[m]),
+          .cur_index(u_index[m]),
           .inc_busy(u_inc[m][TSR_STALL_BUSY]),
           .inc_wait_token(u_inc[m][TSR_STALL_WAIT_TOKEN]),
           .inc_wait_queue(u_inc[m][TSR_STALL_WAIT_QUEUE]),
           .inc_wait_memory(u_inc[m][TSR_STALL_WAIT_MEMORY])
       );
-      assign u_busy[m] = cg_busy_a || cg_busy_g;
-      assign u_completing[m] = comp_a || cg_comp_g;
-      assign u_free[m] = 1'b0;  // read only by the serial gate (never with the pipes)
-    end else begin : g_one
-    tsr_unit #(
-        .MOD(m)
-    ) u_unit (
-        .clk(clk),
-        .clr(clr),
-        .cyc(CTR_W'(cyc)),
-        .q_valid(!cq_empty[m]),
-        .q_insn(cq_head[m][127:0]),
-        .q_index(cq_head[m][QW-2:128]),
-        .hold(u_hold[m]),
-        .end_now(u_end[m]),
-        .busy_part(u_busy_part[m]),
-        .dma(u_dma[m]),
-        .last(finish_now),
-        .tq_can_push(tq_can_push),
-        .tq_can_pop(tq_can_pop),
-        .tq_push(u_tq_push[m]),
-        .tq_pop(u_tq_pop[m]),
-        .start(u_start[m]),
-        .busy(u_busy[m]),
-        .completing(u_completing[m]),
-        .free(u_free[m]),
-        .cur_insn(u_insn[m]),
-        .cur_index(u_index[m]),
-        .inc_busy(u_inc[m][TSR_STALL_BUSY]),
-        .inc_wait_token(u_inc[m][TSR_STALL_WAIT_TOKEN]),
-        .inc_wait_queue(u_inc[m][TSR_STALL_WAIT_QUEUE]),
-        .inc_wait_memory(u_inc[m][TSR_STALL_WAIT_MEMORY])
-    );
+      end
+      assign u_dma[m] = 32'(u_insn[m][TSR_MEM_OPCODE_LSB+:3]) == TSR_OP_LOAD ||
+                        32'(u_insn[m][TSR_MEM_OPCODE_LSB+:3]) == TSR_OP_STORE;
     end
-    assign u_dma[m] = 32'(u_insn[m][TSR_MEM_OPCODE_LSB+:3]) == TSR_OP_LOAD ||
-                      32'(u_insn[m][TSR_MEM_OPCODE_LSB+:3]) == TSR_OP_STORE;
   end
   assign tq_push = u_tq_push[0] | u_tq_push[1] | u_tq_push[2];
   assign tq_pop = u_tq_pop[0] | u_tq_pop[1] | u_tq_pop[2];
