@@ -88,9 +88,12 @@ class RtlDevice final : public Device {
     if (offset == regs::kDramBaseLo || offset == regs::kDramBaseHi) axi_.set_base(bus_base_);
     if (offset == regs::kInsnAddrLo) insn_addr_ = (insn_addr_ & ~uint64_t{0xFFFFFFFF}) | value;
     if (offset == regs::kInsnAddrHi) insn_addr_ = (insn_addr_ & 0xFFFFFFFF) | uint64_t{value} << 32;
+    if (offset == regs::kWatchdogLo) watchdog_ = (watchdog_ & ~uint64_t{0xFFFFFFFF}) | value;
+    if (offset == regs::kWatchdogHi) watchdog_ = (watchdog_ & uint64_t{0xFFFFFFFF}) | uint64_t{value} << 32;
     if (offset == regs::kCtrl && (value & regs::kCtrlStart)) {
       slice_ = kFirstSlice;
       run_open_ = true;
+      start_cycle_ = axi_.cycle();
     }
     Transact(offset, value);
   }
@@ -100,12 +103,19 @@ class RtlDevice final : public Device {
 
  protected:
   // Clocks a slice of cycles (growing while the run goes on), unless the
-  // harness has stopped on an error.
+  // harness has stopped on an error. A run that goes on kWatchdogSlack
+  // cycles past its WATCHDOG (the RTL did not stop it) stops the harness.
   void WhileWaiting() override {
     if (!error_.ok()) return;
     for (int64_t i = 0; i < slice_ && axi_.status().ok(); ++i) Cycle();
     slice_ = std::min(slice_ * 2, kMaxSlice);
     if (!axi_.status().ok()) Fail(axi_.status());
+    const uint64_t ran = static_cast<uint64_t>(axi_.cycle() - start_cycle_);
+    if (run_open_ && watchdog_ > 0 && ran > watchdog_ + kWatchdogSlack)
+      Fail(
+          DeadlineExceededError("the run is still busy {} cycles after CTRL.START, past its WATCHDOG of {} cycles "
+                                "(+{}): the RTL's watchdog did not stop it",
+                                ran, watchdog_, kWatchdogSlack));
   }
   Status BackendError() const override { return error_; }
   // ~1 M cycles/s measured (docs/performance.md); 50x slack for a loaded host.
@@ -115,6 +125,7 @@ class RtlDevice final : public Device {
   static constexpr int kLiteTimeoutCycles = 1000;
   static constexpr int64_t kFirstSlice = 64, kMaxSlice = 1 << 16;
   static constexpr int kResetCycles = 4;
+  static constexpr uint64_t kWatchdogSlack = 1 << 16;
 
   RtlDevice(const HwConfig& cfg, const DeviceOptions& opts)
       : Device(cfg, "rtl", 0, cfg.dram_size_bytes, opts),
@@ -296,8 +307,10 @@ class RtlDevice final : public Device {
   AxiDram axi_;
   int64_t slice_ = kFirstSlice;
   Status error_;
-  bool run_open_ = false;   // START written, DONE/ERROR not yet seen
-  uint64_t insn_addr_ = 0;  // INSN_ADDR as written (the trace names instructions from DRAM)
+  bool run_open_ = false;    // START written, DONE/ERROR not yet seen
+  uint64_t insn_addr_ = 0;   // INSN_ADDR as written (the trace names instructions from DRAM)
+  uint64_t watchdog_ = 0;    // WATCHDOG as written
+  int64_t start_cycle_ = 0;  // the cycle CTRL.START was written in
   int64_t span_start_[kNumModules + 1] = {};
   int64_t elapsed_ = 0;    // device cycles of all earlier runs (the trace's timeline)
   uint64_t bus_base_ = 0;  // DRAM_BASE as written

@@ -34,7 +34,19 @@ void DevicePair::Run(const Program& p, DeviceOutcome* ref, DeviceOutcome* dut, i
   for (auto [d, o, log, elapsed] :
        {std::tuple{ref_.get(), ref, &ref_log_, &ref_elapsed_}, {dut_.get(), dut, &dut_log_, &dut_elapsed_}}) {
     log->spans.clear();
-    o->status = d->Run(p.text_addr, n, timeout_ms);
+    if (d == dut_.get() && timeout_ms == 0) {
+      // The dut's watchdog from the reference's cycles: a dut that runs on
+      // (a hang) fails in bounded time instead of at the test's timeout.
+      const uint64_t watchdog = kWatchdogTimes * static_cast<uint64_t>(ref->counters.cycles) + kWatchdogSlack;
+      o->status = d->StartWithWatchdog(p.text_addr, n, watchdog);
+      if (o->status.ok()) o->status = d->Wait();
+      if (o->status.fault() && o->status.fault()->code == static_cast<uint32_t>(regs::ErrorCode::kWatchdog))
+        o->status = o->status.WithContext(fmt::format("the test's watchdog: {} cycles ({} x the {} cycles of {} + {})",
+                                                      watchdog, kWatchdogTimes, ref->counters.cycles, ref_->target(),
+                                                      kWatchdogSlack));
+    } else {
+      o->status = d->Run(p.text_addr, n, timeout_ms);
+    }
     o->counters = d->ReadCounters();
     o->device_status = d->ReadStatus();
     o->spans = std::move(log->spans);

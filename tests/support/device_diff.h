@@ -51,8 +51,11 @@ class DevicePair {
   // Opens `ref` and `dut` on `cfg` (gtest failure when one cannot be opened: check ok()).
   DevicePair(const HwConfig& cfg, const std::string& ref, const std::string& dut);
   bool ok() const { return ref_ && dut_; }
-  // Places `p` on both, runs it (no watchdog unless given) and fills the outcomes.
+  // Places `p` on both, runs it and fills the outcomes. With `timeout_ms`
+  // both get that watchdog; without, `ref` none and `dut` kWatchdogTimes
+  // times ref's cycles plus kWatchdogSlack (a hung dut fails promptly).
   void Run(const Program& p, DeviceOutcome* ref, DeviceOutcome* dut, int64_t timeout_ms = 0);
+  static constexpr uint64_t kWatchdogTimes = 2, kWatchdogSlack = 1000;
   Device& ref() { return *ref_; }
   Device& dut() { return *dut_; }
 
