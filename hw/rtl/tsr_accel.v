@@ -1132,7 +1132,9 @@ module tsr_accel (
   end
   // ---- Store module ----------------------------------------------------------------
   logic st_ended;
-  tsr_dma_wr u_st_dma (
+  tsr_dma_wr #(
+      .HELD(SERIAL)  // the one slot holds the STORE until it completes
+  ) u_st_dma (
       .clk(clk),
       .clr(clr),
       .run(running),

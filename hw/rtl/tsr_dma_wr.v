@@ -17,7 +17,12 @@
 // 2^TSR_MEM_SRAM_W.
 // Contract: T_setup >= 1; out elements are a multiple of B bytes (so every
 // burst is B-aligned); `cpl` is high in the completion cycle of each burst.
-module tsr_dma_wr (
+// HELD (the serial core's one command slot): `insn` stays the running
+// STORE's from its start to its end, so the engine reads its fields there
+// instead of holding copies.
+module tsr_dma_wr #(
+    parameter bit HELD = 1'b0
+) (
     input  logic                clk,
     input  logic                clr,
     input  logic                run,
@@ -91,7 +96,8 @@ module tsr_dma_wr (
     f_row_bytes = RBW'(f_cols) << LOGE;
   end
 
-  // Held fields (the row's bytes a wire: a constant shift of the columns).
+  // Held fields (the row's bytes a wire: a constant shift of the columns;
+  // with HELD the instruction's own).
   logic [RW-1:0] h_yp0, h_yend, h_rows;
   logic [CW-1:0] h_xp0, h_xend, h_cols;
   logic [XW-1:0] h_xsize;
@@ -124,19 +130,20 @@ module tsr_dma_wr (
   assign ended = active && wait_cnt == 0 && rq_row == h_rows && own_out == OW'(cpl);
   assign busy_part = busy_cnt;
 
-  // Data entries of DRAM rows 0..r: row_data(0) = (yp0 == 0 && ysize != 0) ? xsize : 0,
-  // row_data(r + 1) = row_data(r) + (r + 1 a data row ? xsize : 0).
-  always_ff @(posedge clk) begin
-    if (clr) begin
-      active <= 1'b0;
-      wait_cnt <= '0;
-      rq_row <= '0;
-      h_rows <= '0;
-      own_out <= '0;
-    end else begin
-      own_out <= own_out + OW'(grant) - OW'(cpl);
-      if (start) begin
-        active <= 1'b1;
+  if (HELD) begin : g_held
+    assign h_xsize = f_xsize;
+    assign h_yp0 = RW'(f_yp0);
+    assign h_yend = f_yend;
+    assign h_xp0 = CW'(f_xp0);
+    assign h_xend = f_xend;
+    assign h_cols = f_cols;
+    assign h_rows = f_rows;
+    assign h_pitch = AW'(f_stride) << LOGE;
+    assign h_pad = f_pad;
+  end else begin : g_copy
+    always_ff @(posedge clk) begin
+      if (clr) h_rows <= '0;
+      else if (start) begin
         h_xsize <= f_xsize;
         h_yp0 <= RW'(f_yp0);
         h_yend <= f_yend;
@@ -146,6 +153,22 @@ module tsr_dma_wr (
         h_rows <= f_rows;
         h_pitch <= AW'(f_stride) << LOGE;
         h_pad <= f_pad;
+      end
+    end
+  end
+
+  // Data entries of DRAM rows 0..r: row_data(0) = (yp0 == 0 && ysize != 0) ? xsize : 0,
+  // row_data(r + 1) = row_data(r) + (r + 1 a data row ? xsize : 0).
+  always_ff @(posedge clk) begin
+    if (clr) begin
+      active <= 1'b0;
+      wait_cnt <= '0;
+      rq_row <= '0;
+      own_out <= '0;
+    end else begin
+      own_out <= own_out + OW'(grant) - OW'(cpl);
+      if (start) begin
+        active <= 1'b1;
         wait_cnt <= WC_W'(T_SETUP - 1);
         rd_done <= '0;
         rq_row <= '0;
