@@ -774,7 +774,8 @@ module tsr_accel (
     );
   end else begin : g_rd1
     // One engine for both modules' LOADs (one instruction runs at a time):
-    // the module that started it owns its outputs and its requester ID.
+    // the module that started it owns its outputs and its requester ID; the
+    // slot holds the LOAD (HELD) until it completes.
     localparam int MAXE1 = MAXE_LD > MAXE_CP ? MAXE_LD : MAXE_CP;
     localparam int WD1 = WD_LD > WD_CP ? WD_LD : WD_CP;
     logic own_cp, s_start, s_pw, s_dw, s_req, s_ended;
@@ -786,7 +787,8 @@ module tsr_accel (
     assign s_id = own_cp ? 2'(P_COMPUTE) : 2'(P_LOAD);
     always_ff @(posedge clk) if (s_start) own_cp <= cp_start_dma;  // read from S + 1 on
     tsr_dma_rd #(
-        .MAXE(MAXE1)
+        .MAXE(MAXE1),
+        .HELD(1'b1)
     ) u_dma (
         .clk(clk),
         .clr(clr),

@@ -20,9 +20,13 @@
 // Contract: T_setup >= 1; a new `start` only after `ended`; `elem_bytes` is
 // a power of two, one of the header's TSR_ELEM_BYTES_*, at most MAXE; the beats
 // of this requester arrive in request order (`beat_valid`) and `cpl` is high
-// in the completion cycle of each of its bursts.
+// in the completion cycle of each of its bursts. HELD (the serial core's one
+// command slot): `insn` stays the running LOAD's from its start to its end,
+// so the engine reads its sizes and padding there instead of holding copies
+// (the element size and the shifted pitch stay registered: measured cheaper).
 module tsr_dma_rd #(
-    parameter int MAXE = 64  // largest element (bytes) of the memory types served
+    parameter int MAXE = 64,  // largest element (bytes) of the memory types served
+    parameter bit HELD = 1'b0
 ) (
     input  logic                clk,
     input  logic                clr,
@@ -92,6 +96,9 @@ module tsr_dma_rd #(
   logic [XW-1:0] f_xsize;
   logic [SW-1:0] f_stride;
   logic [PW-1:0] f_yp0, f_yp1, f_xp0, f_xp1;
+  logic [CW-1:0] f_cols;
+  logic [RW-1:0] f_yend;
+  logic f_nx;
   always_comb begin
     f_sram = EW'(insn[TSR_MEM_SRAM_LSB+:TSR_MEM_SRAM_W]);
     f_dram = AW'(insn[TSR_MEM_DRAM_LSB+:TSR_MEM_DRAM_W]) << f_le;
@@ -102,6 +109,9 @@ module tsr_dma_rd #(
     f_yp1 = insn[TSR_MEM_Y_PAD1_LSB+:TSR_MEM_Y_PAD1_W];
     f_xp0 = insn[TSR_MEM_X_PAD0_LSB+:TSR_MEM_X_PAD0_W];
     f_xp1 = insn[TSR_MEM_X_PAD1_LSB+:TSR_MEM_X_PAD1_W];
+    f_cols = CW'(f_xp0) + CW'(f_xsize) + CW'(f_xp1);
+    f_yend = RW'(f_yp0) + RW'(f_ysize);
+    f_nx = f_xp0 == 0 && f_xp1 == 0;
   end
   // yp0 * c: shift-add over the few bits of the padding field.
   function automatic logic [EW-1:0] pad_times(input logic [PW-1:0] p, input logic [EW-1:0] c);
@@ -111,7 +121,7 @@ module tsr_dma_rd #(
     pad_times = s;
   endfunction
 
-  // Held copies (from the start edge on).
+  // Held copies (from the start edge on; with HELD the instruction's own).
   logic [YW-1:0] rows_data, rq_row;
   logic [XW-1:0] xsize, rx_elem;
   logic [PW-1:0] xp0;
@@ -225,47 +235,68 @@ module tsr_dma_rd #(
     always_ff @(posedge clk) if (beat_valid && rx_beat == BI_W'(k)) asm_q[k] <= beat_data;
   end
 
+  logic [RW-1:0] f_rows;
+  logic [YW-1:0] f_rows_data;
+  assign f_rows = f_yend + RW'(f_yp1);
+  assign f_rows_data = f_xsize != 0 ? f_ysize : '0;
+  if (HELD) begin : g_held
+    assign xsize = f_xsize;
+    assign yp0 = RW'(f_yp0);
+    assign yend = f_yend;
+    assign rows = f_rows;
+    assign xp0 = f_xp0;
+    assign cols = f_cols;
+    assign no_xpad = f_nx;
+    assign pads_on = f_cols != 0;
+    assign rows_data = f_rows_data;
+  end else begin : g_copy
+    always_ff @(posedge clk) begin
+      if (clr) begin
+        pads_on <= 1'b0;
+        rows_data <= '0;
+      end else if (start) begin
+        xsize <= f_xsize;
+        yp0 <= RW'(f_yp0);
+        yend <= f_yend;
+        rows <= f_rows;
+        xp0 <= f_xp0;
+        cols <= f_cols;
+        no_xpad <= f_nx;
+        pads_on <= f_cols != 0;
+        rows_data <= f_rows_data;
+      end
+    end
+  end
+  always_ff @(posedge clk) begin
+    if (!clr && start) begin
+      le <= f_le;
+      sub <= 32'(elem_bytes) < BEAT_B;
+      last_beat <= BI_W'((elem_bytes >> LOGB) - 1);
+      pitch <= AW'(f_stride) << f_le;
+      row_bytes <= RBW'(f_xsize) << f_le;
+    end
+  end
+
   always_ff @(posedge clk) begin
     if (clr) begin
       active <= 1'b0;
       wait_cnt <= '0;
-      pads_on <= 1'b0;
       rq_row <= '0;
-      rows_data <= '0;
       own_out <= '0;
     end else begin
       own_out <= own_out + OW'(grant) - OW'(cpl);
       if (start) begin
-        logic [CW-1:0] c;
-        logic [RW-1:0] ye;
         logic [EW-1:0] rb, pb;
-        logic nx, skip0;
-        c = CW'(f_xp0) + CW'(f_xsize) + CW'(f_xp1);
-        ye = RW'(f_yp0) + RW'(f_ysize);
-        nx = f_xp0 == 0 && f_xp1 == 0;
-        rb = f_sram + pad_times(f_yp0, EW'(c)) + EW'(f_xp0);
+        logic skip0;
+        rb = f_sram + pad_times(f_yp0, EW'(f_cols)) + EW'(f_xp0);
         pb = rb + EW'(EW'(f_ysize) * EW'(f_xsize));  // the entry after the data rows
         active <= 1'b1;
-        xsize <= f_xsize;
-        yp0 <= RW'(f_yp0);
-        yend <= ye;
-        rows <= ye + RW'(f_yp1);
-        xp0 <= f_xp0;
-        cols <= c;
-        no_xpad <= nx;
-        pads_on <= c != 0;
-        le <= f_le;
-        sub <= 32'(elem_bytes) < BEAT_B;
-        last_beat <= BI_W'((elem_bytes >> LOGB) - 1);
-        rows_data <= f_xsize != 0 ? f_ysize : '0;
-        pitch <= AW'(f_stride) << f_le;
-        row_bytes <= RBW'(f_xsize) << f_le;
         wait_cnt <= WC_W'(T_SETUP - 1);
         busy_cnt <= CTR_W'(T_SETUP);
         // enter_row(0): with no padding columns and data from row 0 the
         // padding starts after the data rows (its entry is post_base then).
-        skip0 = f_yp0 == 0 && f_ysize != 0 && nx;
-        pr <= skip0 ? ye : '0;
+        skip0 = f_yp0 == 0 && f_ysize != 0 && f_nx;
+        pr <= skip0 ? f_yend : '0;
         pc <= (!skip0 && f_yp0 == 0 && f_ysize != 0 && f_xp0 == 0) ? CW'(f_xsize) : '0;
         post_base <= pb;
         pbase <= skip0 ? pb : f_sram;
