@@ -22,6 +22,7 @@ const std::vector<OpDef>& AllOps() {
     opdefs::RegisterShapeOps(&v);
     opdefs::RegisterRnnOps(&v);
     opdefs::RegisterQuantOps(&v);
+    opdefs::RegisterQLinearOps(&v);
     return v;
   }();
   return ops;
@@ -100,6 +101,15 @@ Status ExpectUnquantized(const Node& n, int i) {
 Status PerTensorOnly(const Node& n, int i) {
   if (In(n, i).quant && In(n, i).quant->per_axis())
     return NodeError(n, "{} must be quantized per-tensor", Operand(n, i));
+  return OkStatus();
+}
+
+bool IsInt8(DType t) { return t == DType::kI8 || t == DType::kU8; }
+
+Status ExpectBias(const Node& n, int i, int64_t channels) {
+  if (i >= n.num_inputs()) return OkStatus();
+  TSR_RETURN_IF_ERROR(ExpectDType(n, i, DType::kI32));
+  if (In(n, i).shape != Shape{channels}) return NodeError(n, "{} must have shape [{}]", Operand(n, i), channels);
   return OkStatus();
 }
 

@@ -15,6 +15,7 @@ void RegisterTensorOps(std::vector<OpDef>* ops);
 void RegisterShapeOps(std::vector<OpDef>* ops);
 void RegisterRnnOps(std::vector<OpDef>* ops);
 void RegisterQuantOps(std::vector<OpDef>* ops);
+void RegisterQLinearOps(std::vector<OpDef>* ops);
 
 // Error prefixed with the node description.
 template <typename... Args>
@@ -34,6 +35,10 @@ Status ExpectUnquantized(const Node& n, int i);
 Status PerTensorOnly(const Node& n, int i);
 // Every operand is an unquantized f32 tensor.
 Status ExpectFloatOperands(const Node& n);
+// An 8-bit integer type (i8 or u8).
+bool IsInt8(DType t);
+// Optional input i (absent: ok) must be an i32 bias of shape [channels].
+Status ExpectBias(const Node& n, int i, int64_t channels);
 // Input i must be i8 quantized per-tensor with zero point 0.
 Status ExpectSymmetricI8(const Node& n, int i);
 // Operand i must be i8 quantized per-tensor (any zero point).
