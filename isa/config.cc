@@ -169,6 +169,10 @@ Status Validate(HwConfig& c, const std::string& source) {
   if (c.alu_lanes != 0 && vec % c.alu_lanes != 0)
     return key_error("alu.lanes", fmt::format("must divide the ALU's {} elements (gemm.batch x gemm.block_out), got {}",
                                               vec, c.alu_lanes));
+  if (c.alu_mul_cycles > c.acc_bits)
+    return key_error("alu.mul_cycles", fmt::format("must be at most datatypes.acc_bits ({}): the multiplier takes "
+                                                   "acc_bits / k bits a cycle, got {}",
+                                                   c.acc_bits, c.alu_mul_cycles));
   c.alu_lane_count = c.alu_lanes == 0 ? vec : c.alu_lanes;
   c.alu_passes = vec / c.alu_lane_count;
   c.fetch_block = static_cast<int>(std::min<int64_t>(kFetchBlockInsns, c.fetch_buffer));
@@ -384,7 +388,8 @@ value refuse another. *Timing* parameters change only how long things take.
   }
   s += R"(
 Cross-parameter rules: `datatypes.acc_bits >= datatypes.inp_bits`;
-`alu.lanes` divides `gemm.batch` x `gemm.block_out`; every scratchpad holds
+`alu.lanes` divides `gemm.batch` x `gemm.block_out`;
+`alu.mul_cycles <= datatypes.acc_bits`; every scratchpad holds
 at least one tile; every instruction format must fit in
 128 bits and the uop in 32 (the error names the config-derived fields).
 )";

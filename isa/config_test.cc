@@ -182,6 +182,23 @@ TEST(HwConfigErrors, AluLanesDivideTheVector) {
   EXPECT_EQ(full->isa_fingerprint, four->isa_fingerprint);  // timing only
 }
 
+TEST(HwConfigErrors, AluMulCyclesAtMostTheAccumulatorBits) {
+  auto j = DefaultJson();
+  j["datatypes"]["acc_bits"] = 16;
+  j["scratchpads"]["acc_bytes"] = j["scratchpads"]["acc_bytes"].get<int64_t>() / 2;  // the same entries
+  j["alu"]["mul_cycles"] = 32;
+  EXPECT_EQ(ErrorOf(j),
+            "test.json: key 'alu.mul_cycles': must be at most datatypes.acc_bits (16): the multiplier takes "
+            "acc_bits / k bits a cycle, got 32");
+  j["alu"]["mul_cycles"] = 16;
+  auto k16 = ParseHwConfig(j.dump(), "test.json");
+  ASSERT_TRUE(k16.ok()) << k16.status().ToString();
+  j["alu"]["mul_cycles"] = 1;
+  auto k1 = ParseHwConfig(j.dump(), "test.json");
+  ASSERT_TRUE(k1.ok()) << k1.status().ToString();
+  EXPECT_EQ(k16->isa_fingerprint, k1->isa_fingerprint);  // timing only
+}
+
 TEST(HwConfigErrors, FieldNoLongerFitsInstruction) {
   auto j = DefaultJson();
   j["scratchpads"]["uop_bytes"] = 1 << 20;  // 18-bit uop indices overflow 128 bits

@@ -64,7 +64,7 @@ StatusOr<int64_t> AluIterationCyclesOf(const Core& core, const Instruction& in, 
   int64_t cycles = 0, prev_src = timing::kNoSource;
   const bool reads_src = timing::AluReadsSource(in);
   TSR_RETURN_IF_ERROR(core.ForEachIteration(in, index, [&](const LoopIndex& ix) {
-    cycles += timing::AluIterationCycles(core.cfg(), reads_src, ix.src, prev_src);
+    cycles += timing::AluIterationCycles(core.cfg(), in.alu(), reads_src, ix.src, prev_src);
     prev_src = ix.src;
   }));
   return cycles;

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "isa/asm.h"
 #include "isa/config.h"
 #include "sim/dram.h"
@@ -22,10 +24,15 @@ struct SimRun {
 };
 
 SimRun RunSim(const std::string& text, CycleOptions opts = {}, const char* config = "configs/default.json",
-              bool compute_overlap = false, bool serial = false) {
+              bool compute_overlap = false, bool serial = false,
+              const std::function<void(HwConfig&)>& tweak = nullptr) {
   HwConfig cfg = testing::LoadConfigOrDie(config);
   cfg.compute_overlap = compute_overlap ? 1 : 0;
   cfg.serial = serial ? 1 : 0;
+  if (tweak) {
+    tweak(cfg);
+    EXPECT_TRUE(ValidateHwConfig(cfg, "tweak").ok());
+  }
   auto prog = Assemble(cfg, text, "t.s");
   EXPECT_TRUE(prog.ok()) << prog.status().ToString();
   Dram dram(cfg.dram_size_bytes);
@@ -150,6 +157,36 @@ TEST(CycleSim, SerialDispatchesOneInstructionAtATime) {
   EXPECT_EQ(r.stats.cycles(), 172);
   // Fetch waits on the core from the first dispatch to the last (one cycle busy per dispatch).
   EXPECT_EQ(r.stats.unit(regs::Unit::kFetch).busy, 6);
+  ExpectCategoriesSum(r.stats);
+}
+
+// alu.mul_cycles (docs/microarch.md "ALU"): LoadGemmStoreChain's stream with
+// 4 lanes over the 16 elements (4 passes) and k = 4: a multiply's passes take
+// 4 cycles each, other operations' 1.
+TEST(CycleSim, MultiplyPassesTakeMulCycles) {
+  const auto lanes4_k4 = [](HwConfig& c) {
+    c.alu_lanes = 4;
+    c.alu_mul_cycles = 4;
+  };
+  std::string mul = kChain;
+  const std::string add_insn = "ALU op=add use_imm imm=1 ", mulshr_insn = "ALU op=mulshr imm=2 ";
+  mul.replace(mul.find(add_insn), add_insn.size(), mulshr_insn);
+  SimRun r = RunSim(mul, {}, "configs/default.json", false, false, lanes4_k4);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  // 0..2 as in LoadGemmStoreChain: the GEMM ends 90.
+  EXPECT_EQ(r.timing[2].end, 90);
+  // 3: mulshr reading source row 0 in all 3 iterations: (2 + 4 x 4 - 1) + 2 x (1 + 4 x 4 - 1)
+  //    = 17 + 32 = 49 cycles, then P_alu 3: 90 + 49 + 3 = 142.
+  EXPECT_EQ(r.timing[3].start, 90);
+  EXPECT_EQ(r.timing[3].end, 142);
+  // 4: STORE 142 + 36 = 178; 5: FINISH 178..179.
+  EXPECT_EQ(r.timing[4].end, 178);
+  EXPECT_EQ(r.stats.cycles(), 179);
+  // The add (immediate, 3 iterations) is not a multiply: 3 x (1 + 4 - 1) + 3 = 15 cycles, 90..105.
+  SimRun a = RunSim(kChain, {}, "configs/default.json", false, false, lanes4_k4);
+  ASSERT_TRUE(a.status.ok()) << a.status.ToString();
+  EXPECT_EQ(a.timing[3].start, 90);
+  EXPECT_EQ(a.timing[3].end, 105);
   ExpectCategoriesSum(r.stats);
 }
 

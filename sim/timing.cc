@@ -15,9 +15,9 @@ bool PushWaitsForOlder(const Instruction& younger, const Instruction& older) {
   return false;
 }
 
-int64_t AluLoopCycles(const HwConfig& cfg, bool reads_source, int64_t outer, int64_t inner, const int64_t* uop_src,
-                      int64_t uops, int64_t src_out, int64_t src_in) {
-  const int64_t total = outer * inner * uops, passes = total * (AluPasses(cfg) - 1);
+int64_t AluLoopCycles(const HwConfig& cfg, AluOp op, bool reads_source, int64_t outer, int64_t inner,
+                      const int64_t* uop_src, int64_t uops, int64_t src_out, int64_t src_in) {
+  const int64_t total = outer * inner * uops, passes = total * (AluPassCycles(cfg, op) - 1);
   if (!reads_source || total == 0) return total + passes;
   // Iterations run (outer, inner, uop); one repeats its predecessor's source when
   // the two differ only by offsets that cancel.

@@ -124,12 +124,17 @@ inline int64_t GemmCycles(const HwConfig& cfg, int64_t iterations) { return iter
 // (2 cycles) unless its source entry equals the previous iteration's, which
 // the operand register holds; other iterations take 1 cycle. With L =
 // alu.lanes lanes over the V = batch x block_out elements of a row, the lanes
-// take V / L passes over it, and the next iteration's first read waits for
-// the last pass: every iteration takes V / L - 1 cycles more.
+// take V / L passes over it, each 1 cycle, or k = alu.mul_cycles for a
+// multiply (mul, mulshr, mulshrc); the next iteration's first read waits for
+// the last pass: every iteration takes (V / L) x (1 or k) - 1 cycles more.
 inline bool AluReadsSource(const Instruction& in) { return !in.reset && !in.use_imm; }
 inline int64_t AluPasses(const HwConfig& cfg) { return cfg.alu_passes; }
-inline int64_t AluIterationCycles(const HwConfig& cfg, bool reads_source, int64_t src, int64_t prev_src) {
-  return (reads_source && src != prev_src ? 2 : 1) + AluPasses(cfg) - 1;
+inline bool AluMultiplies(AluOp op) { return op == AluOp::kMul || op == AluOp::kMulShr || op == AluOp::kMulShrClip; }
+inline int64_t AluPassCycles(const HwConfig& cfg, AluOp op) {
+  return AluPasses(cfg) * (AluMultiplies(op) ? cfg.alu_mul_cycles : 1);
+}
+inline int64_t AluIterationCycles(const HwConfig& cfg, AluOp op, bool reads_source, int64_t src, int64_t prev_src) {
+  return (reads_source && src != prev_src ? 2 : 1) + AluPassCycles(cfg, op) - 1;
 }
 inline constexpr int64_t kNoSource = -1;  // prev_src of the first iteration
 inline int64_t AluCycles(const HwConfig& cfg, int64_t iteration_cycles) {
@@ -138,8 +143,8 @@ inline int64_t AluCycles(const HwConfig& cfg, int64_t iteration_cycles) {
 // Sum of the iteration cycles of an ALU loop nest (outer, inner, uop; the
 // source of uop u in iteration (i, j) is uop_src[u] + i*src_out + j*src_in):
 // the rule above in closed form.
-int64_t AluLoopCycles(const HwConfig& cfg, bool reads_source, int64_t outer, int64_t inner, const int64_t* uop_src,
-                      int64_t uops, int64_t src_out, int64_t src_in);
+int64_t AluLoopCycles(const HwConfig& cfg, AluOp op, bool reads_source, int64_t outer, int64_t inner,
+                      const int64_t* uop_src, int64_t uops, int64_t src_out, int64_t src_in);
 
 inline constexpr int64_t kFinishCycles = 1;
 

@@ -17,7 +17,8 @@ namespace tessera {
 namespace {
 
 TEST(Timing, AluLoopCyclesMatchesTheOperandRule) {
-  // Full lanes (tiny: 1 pass) and one lane over 4 elements (ice40-up5k: 4 passes).
+  // Full lanes (tiny: 1 pass) and one lane over 4 elements (ice40-up5k: 4
+  // passes, a multiply's alu.mul_cycles each).
   for (const char* path : {"configs/tiny.json", "configs/ice40-up5k.json"}) {
     auto cfg = LoadHwConfig(path);
     ASSERT_TRUE(cfg.ok()) << cfg.status().ToString();
@@ -28,36 +29,43 @@ TEST(Timing, AluLoopCyclesMatchesTheOperandRule) {
       std::vector<int64_t> src(static_cast<size_t>(uops));
       for (auto& s : src) s = rng() % 4;
       const bool reads = rng() % 4 != 0;
+      const AluOp op = rng() % 2 ? AluOp::kMulShr : AluOp::kAdd;
       int64_t want = 0, prev = timing::kNoSource;
       for (int64_t i = 0; i < outer; ++i)
         for (int64_t j = 0; j < inner; ++j)
           for (int64_t u = 0; u < uops; ++u) {
             const int64_t s = src[static_cast<size_t>(u)] + i * src_out + j * src_in;
-            want += timing::AluIterationCycles(*cfg, reads, s, prev);
+            want += timing::AluIterationCycles(*cfg, op, reads, s, prev);
             prev = s;
           }
-      EXPECT_EQ(timing::AluLoopCycles(*cfg, reads, outer, inner, src.data(), uops, src_out, src_in), want)
+      EXPECT_EQ(timing::AluLoopCycles(*cfg, op, reads, outer, inner, src.data(), uops, src_out, src_in), want)
           << path << " trial " << trial;
     }
   }
 }
 
-// The lanes rule: V / L passes, V / L - 1 cycles more per iteration.
+// The lanes rule: V / L passes, V / L - 1 cycles more per iteration; with
+// alu.mul_cycles k, a multiply's passes take k cycles each: V / L x k - 1 more.
 TEST(Timing, AluLanesAddPassesPerIteration) {
   auto cfg = LoadHwConfig("configs/default.json");  // 16 elements
   ASSERT_TRUE(cfg.ok());
   const int64_t src = 5;
-  for (int lanes : {0, 16, 8, 4, 1}) {
-    cfg->alu_lanes = lanes;
-    ASSERT_TRUE(ValidateHwConfig(*cfg, "test").ok());
-    const int64_t extra = (lanes == 0 ? 1 : 16 / lanes) - 1;
-    EXPECT_EQ(timing::AluPasses(*cfg), extra + 1);
-    EXPECT_EQ(timing::AluIterationCycles(*cfg, true, 3, timing::kNoSource), 2 + extra) << lanes;
-    EXPECT_EQ(timing::AluIterationCycles(*cfg, true, 3, 3), 1 + extra) << lanes;
-    EXPECT_EQ(timing::AluIterationCycles(*cfg, false, 3, 2), 1 + extra) << lanes;
-    // 2 x 3 iterations, all reading row 5: one 2-cycle read, then the operand register.
-    EXPECT_EQ(timing::AluLoopCycles(*cfg, true, 2, 3, &src, 1, 0, 0), 7 + 6 * extra) << lanes;
-  }
+  for (int k : {1, 4, 32})
+    for (int lanes : {0, 16, 8, 4, 1})
+      for (AluOp op : {AluOp::kAdd, AluOp::kMul, AluOp::kMulShr, AluOp::kMulShrClip, AluOp::kMax}) {
+        cfg->alu_lanes = lanes;
+        cfg->alu_mul_cycles = k;
+        ASSERT_TRUE(ValidateHwConfig(*cfg, "test").ok());
+        const int64_t passes = lanes == 0 ? 1 : 16 / lanes;
+        const bool mul = op == AluOp::kMul || op == AluOp::kMulShr || op == AluOp::kMulShrClip;
+        const int64_t extra = passes * (mul ? k : 1) - 1;
+        EXPECT_EQ(timing::AluPasses(*cfg), passes);
+        EXPECT_EQ(timing::AluIterationCycles(*cfg, op, true, 3, timing::kNoSource), 2 + extra) << lanes << " " << k;
+        EXPECT_EQ(timing::AluIterationCycles(*cfg, op, true, 3, 3), 1 + extra) << lanes << " " << k;
+        EXPECT_EQ(timing::AluIterationCycles(*cfg, op, false, 3, 2), 1 + extra) << lanes << " " << k;
+        // 2 x 3 iterations, all reading row 5: one 2-cycle read, then the operand register.
+        EXPECT_EQ(timing::AluLoopCycles(*cfg, op, true, 2, 3, &src, 1, 0, 0), 7 + 6 * extra) << lanes << " " << k;
+      }
 }
 
 struct Timed {

@@ -130,10 +130,10 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
     return fresh;
   };
   const int64_t alu_uop = dma.Load(1, kUopBytes, kUopBytes, 0);
-  // ALU over a tile's accumulator rows: `vec` reads one parameter row per output block.
-  auto alu = [&](int64_t tob, int64_t pixels, bool vec) {
+  // ALU `op` over a tile's accumulator rows: `vec` reads one parameter row per output block.
+  auto alu = [&](int64_t tob, int64_t pixels, bool vec, AluOp op) {
     const int64_t src = 0;
-    return timing::AluCycles(cfg, timing::AluLoopCycles(cfg, vec, tob, pixels, &src, 1, vec ? 1 : 0, 0));
+    return timing::AluCycles(cfg, timing::AluLoopCycles(cfg, op, vec, tob, pixels, &src, 1, vec ? 1 : 0, 0));
   };
 
   // Each oc tile's ic tiles; without a mask they depend on its width only.
@@ -206,7 +206,7 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
               gemm_uop =
                   first_use(seen_gemm, gemm_key) ? dma.Load(1, gemm_uops * kUopBytes, gemm_uops * kUopBytes, 0) : 0;
               alu_uops = first && first_use(seen_alu, alu_key) ? alu_uop : 0;
-              bias = alu(tob, pixels, true), gemm = gemm_uops * pixels;
+              bias = alu(tob, pixels, true, AluOp::kMov), gemm = gemm_uops * pixels;
             }
             int64_t c = c_prev + (first ? alu_uops : gemm_uop);
             int64_t x = std::max({c, l_end, first && otile >= 2 ? s_end_prev : int64_t{0}});
@@ -226,20 +226,23 @@ ConvEstimate EstimateConv(const HwConfig& cfg, const ConvGeometry& g, const Conv
               }
               if (sh.phases() > 1) {  // its phase kernels, then one clamp over its window's rows
                 const int64_t cls = layout[ht * ws.size() + wt];
-                x += uop_loads({2, cls, aslot}, sc.param_uops) + sc.param_cycles;
+                x += uop_loads({2, cls, aslot}, sc.param_uops) + sc.scale_cycles;
                 if (e.clamp_passes > 0) x += uop_loads({3, cls, aslot}, {1}) + e.clamp_passes * sc.clamp_cycles;
               } else {
-                x += (first_use(seen_alu, 16 + alu_key) ? alu_uop : 0) + alu(tob, outs, true);
+                x += (first_use(seen_alu, 16 + alu_key) ? alu_uop : 0) + alu(tob, outs, true, AluOp::kMulShr);
                 if (e.clamp_passes > 0)
-                  x += (first_use(seen_alu, 32 + alu_key) ? alu_uop : 0) + e.clamp_passes * alu(tob, outs, false);
+                  x += (first_use(seen_alu, 32 + alu_key) ? alu_uop : 0) +
+                       e.clamp_passes * alu(tob, outs, false, AluOp::kMax);
               }
               if (t.residual_add) {  // the residual's acc8 load; MULSHR both; ADD; SHR and clamp (or MULSHRC)
                 const int64_t one_row = 0;
-                x += tob * dma.Load(th, tw * E_in, g.ow * E_in, 0) + 2 * alu(tob, pixels, true) +
-                     timing::AluCycles(cfg, timing::AluLoopCycles(cfg, true, tob, pixels, &one_row, 1, pixels, 1)) +
+                x += tob * dma.Load(th, tw * E_in, g.ow * E_in, 0) + 2 * alu(tob, pixels, true, AluOp::kMulShr) +
+                     timing::AluCycles(
+                         cfg, timing::AluLoopCycles(cfg, AluOp::kAdd, true, tob, pixels, &one_row, 1, pixels, 1)) +
                      (e.residual_passes == 1
-                          ? timing::AluCycles(cfg, timing::AluLoopCycles(cfg, true, tob, pixels, &one_row, 1, 0, 0))
-                          : e.residual_passes * alu(tob, pixels, false));
+                          ? timing::AluCycles(cfg, timing::AluLoopCycles(cfg, AluOp::kMulShrClip, true, tob, pixels,
+                                                                         &one_row, 1, 0, 0))
+                          : e.residual_passes * alu(tob, pixels, false, AluOp::kShr));
               }
             }
             busy += x - x0;

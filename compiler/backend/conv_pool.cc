@@ -50,7 +50,7 @@ int64_t PoolPassCycles(const HwConfig& cfg, const PoolTile& t) {
   for (const PoolPass& p : PoolPasses(t)) {
     std::vector<int64_t> src;
     for (const auto& u : p.uops) src.push_back(u.second);
-    cycles += timing::AluCycles(cfg, timing::AluLoopCycles(cfg, true, p.outer.extent, p.inner.extent, src.data(),
+    cycles += timing::AluCycles(cfg, timing::AluLoopCycles(cfg, p.op, true, p.outer.extent, p.inner.extent, src.data(),
                                                            static_cast<int64_t>(src.size()), p.outer.src, p.inner.src));
   }
   return cycles;

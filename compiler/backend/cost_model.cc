@@ -61,8 +61,8 @@ class PieceSource final : public InstructionSource {
       src_[static_cast<size_t>(u)] =
           fs.width == 0 ? 0 : static_cast<int64_t>((w >> fs.lsb) & ((uint64_t{1} << fs.width) - 1));
     }
-    return timing::AluLoopCycles(cfg_, timing::AluReadsSource(in), in.iter_out, in.iter_in, src_.data(), n, in.src_out,
-                                 in.src_in);
+    return timing::AluLoopCycles(cfg_, in.alu(), timing::AluReadsSource(in), in.iter_out, in.iter_in, src_.data(), n,
+                                 in.src_out, in.src_in);
   }
 
   const HwConfig& cfg_;

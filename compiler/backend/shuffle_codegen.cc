@@ -107,13 +107,15 @@ ShuffleTileCost ShuffleTileCostOf(const HwConfig& cfg, const PixelShuffle& s, co
   for (const PhaseSpan& sp : st.spans) {
     if (sp.empty()) continue;
     const std::vector<int64_t> src(static_cast<size_t>(sp.i1 - sp.i0), 0);  // one parameter row per block
-    c.param_cycles += timing::AluCycles(
-        cfg, timing::AluLoopCycles(cfg, true, blocks, sp.j1 - sp.j0, src.data(), sp.i1 - sp.i0, 1, 0));
+    for (const auto& [op, cycles] :
+         {std::pair{AluOp::kMov, &c.param_cycles}, std::pair{AluOp::kMulShr, &c.scale_cycles}})
+      *cycles += timing::AluCycles(
+          cfg, timing::AluLoopCycles(cfg, op, true, blocks, sp.j1 - sp.j0, src.data(), sp.i1 - sp.i0, 1, 0));
     c.param_uops.push_back(sp.i1 - sp.i0);
   }
   const int64_t none = 0;
-  c.clamp_cycles =
-      timing::AluCycles(cfg, timing::AluLoopCycles(cfg, false, blocks, st.window.h * st.window.w, &none, 1, 0, 0));
+  c.clamp_cycles = timing::AluCycles(
+      cfg, timing::AluLoopCycles(cfg, AluOp::kMax, false, blocks, st.window.h * st.window.w, &none, 1, 0, 0));
   return c;
 }
 

@@ -57,7 +57,8 @@ int64_t ShuffleUops(const ConvTiling& t, int64_t oh, int64_t ow, int64_t gemm_uo
 // their uops, one pass of its parameter kernels (bias or scale) and their
 // uops, one pass over its window's rows (the clamp).
 struct ShuffleTileCost {
-  int64_t gemm_cycles = 0, gemm_iterations = 0, param_cycles = 0, clamp_cycles = 0;
+  int64_t gemm_cycles = 0, gemm_iterations = 0, param_cycles = 0, scale_cycles = 0,
+          clamp_cycles = 0;                    // param: MOV, scale: MULSHR
   std::vector<int64_t> gemm_uops, param_uops;  // per kernel
 };
 ShuffleTileCost ShuffleTileCostOf(const HwConfig& cfg, const PixelShuffle& s, const ShuffledTile& st, int64_t tob,

@@ -74,7 +74,8 @@ StatusOr<MatmulPlan> PlanMatmul(const HwConfig& cfg, const MatmulShape& s, int s
       const double store = DmaCycles(cfg, tm, tn * cfg.out_tile_bytes, p.nb * cfg.out_tile_bytes, true);
       // Per output tile: the reset GEMM and the two immediate ALU passes (shift, clip; no source row).
       const int64_t no_src = 0;
-      const int64_t alu = timing::AluCycles(cfg, timing::AluLoopCycles(cfg, false, tm, tn, &no_src, 1, 0, 0));
+      const int64_t alu =
+          timing::AluCycles(cfg, timing::AluLoopCycles(cfg, AluOp::kShr, false, tm, tn, &no_src, 1, 0, 0));
       const double passes = static_cast<double>(timing::GemmCycles(cfg, tm * tn) + 2 * alu);
       const double t = steps * std::max(compute, load) + tiles * passes + load + store;
       if (t < best) {

@@ -1,5 +1,7 @@
 // Checks hw/rtl/tsr_alu_lane.v (Verilated) against isa/alu.h on every ALU
 // operation: edge values crossed with each other plus seeded random values.
+// With TSR_LANE_K = K > 1 every case is clocked through mstep 0 .. K-1 and the
+// result read in the last step.
 #include <cstdint>
 #include <cstdio>
 #include <iterator>
@@ -12,9 +14,12 @@
 #ifndef TSR_LANE_W
 #error "TSR_LANE_W must name the lane width the model was built with"
 #endif
+#ifndef TSR_LANE_K
+#define TSR_LANE_K 1
+#endif
 
 int main() {
-  constexpr int kW = TSR_LANE_W;
+  constexpr int kW = TSR_LANE_W, kK = TSR_LANE_K;
   using tessera::AluOp;
   Vtsr_alu_lane m;
   const int64_t hi = (int64_t{1} << (kW - 1)) - 1, lo = -hi - 1;
@@ -24,7 +29,7 @@ int main() {
   std::vector<std::pair<int64_t, int64_t>> cases;
   for (int64_t a : edge)
     for (int64_t b : edge) cases.push_back({a, b});
-  for (int i = 0; i < 200000; ++i) {
+  for (int i = 0; i < 200000 / kK; ++i) {
     int64_t a = tessera::alu::Wrap(static_cast<int64_t>(rng()), kW);
     int64_t b = tessera::alu::Wrap(static_cast<int64_t>(rng()), kW);
     if (i % 3 == 1) b = static_cast<int64_t>(rng() % 140) - 70;  // shift-sized operands
@@ -45,7 +50,14 @@ int main() {
       m.b = static_cast<uint32_t>(static_cast<uint64_t>(b) & mask);
       m.shamt = sh;
       m.clip = clip;
-      m.eval();
+      for (int step = 0; step < kK; ++step) {  // the result of the last step, before its clock edge
+        m.mstep = step;
+        m.clk = 0;
+        m.eval();
+        if (step + 1 == kK) break;
+        m.clk = 1;
+        m.eval();
+      }
       const int64_t got = tessera::alu::Wrap(static_cast<int64_t>(m.result), kW);
       ++checked;
       if (got != want && ++failures <= 10)
@@ -53,6 +65,6 @@ int main() {
                     static_cast<long long>(b), sh, clip, static_cast<long long>(got), static_cast<long long>(want));
     }
   }
-  std::printf("tsr_alu_lane W=%d: %ld of %ld cases differ from isa/alu.h\n", kW, failures, checked);
+  std::printf("tsr_alu_lane W=%d K=%d: %ld of %ld cases differ from isa/alu.h\n", kW, kK, failures, checked);
   return failures == 0 ? 0 : 1;
 }

@@ -358,7 +358,8 @@ int Bench::Run(int64_t insns) {
       TSR_CHECK(!core_.Execute(in, k).ok(), "an out-of-range instruction executed");
       const int64_t S = t_;
       bool seen = false;
-      for (int64_t t = S; t < S + (1 + timing::AluPasses(cfg_)) * timing::GemmIterations(in) + 200; ++t) {
+      for (int64_t t = S;
+           t < S + (1 + timing::AluPasses(cfg_) * cfg_.alu_mul_cycles) * timing::GemmIterations(in) + 200; ++t) {
         Cycle(t == S, t == S ? word : Word128{});
         if (done_ && t != S) break;
         seen = seen || (oob_ && t != S);  // in S it is the previous instruction's
@@ -382,7 +383,8 @@ int Bench::Run(int64_t insns) {
     } else {
       const int64_t ic = AluIterationCyclesOf(core_, in, k).value();
       cycles = timing::AluCycles(cfg_, ic);
-      c2 += ic - timing::GemmIterations(in) * timing::AluPasses(cfg_);  // (the passes' cycles are not reads)
+      c2 += ic -
+            timing::GemmIterations(in) * timing::AluPassCycles(cfg_, in.alu());  // (the passes' cycles are not reads)
     }
     const int64_t macs0 = core_.stats().macs;
     const Status s = core_.Execute(in, k);

@@ -1,4 +1,4 @@
-// One lane of the tensor ALU: combinational, bit-exact with isa/alu.h
+// One lane of the tensor ALU: combinational (but a K > 1 multiply), bit-exact with isa/alu.h
 // (tessera::alu::Apply) for an accumulator width W of 16 or 32.
 // Contract: dst and b are W-bit two's-complement values; shamt is MULSHR's
 // shift (0..63, validated at decode); clip is {relu, c} of MULSHRC's
@@ -6,12 +6,17 @@
 // MIN/MAX/CLIP/MOV cannot overflow; ADD/MUL/SHR-left wrap to W bits;
 // SHR right rounds half up; MULSHR rounds the 2W-bit product and saturates;
 // MULSHRC clamps MULSHR's result to [relu ? 0 : -2^c, 2^c - 1].
+// K (alu.mul_cycles): 1, the 2W-bit product in one multiplier (DSPs); K > 1,
+// a shift-add multiplier in LUTs taking W / K bits of b a cycle: the caller
+// holds dst and b for K cycles with mstep 0, 1, .., K-1 and takes the result
+// of a multiply in the last (other ops' results do not depend on mstep).
 // Area: SHR (both directions) and MULSHR share one arithmetic right shifter
 // of a (2W+1)-bit word and one rounding adder (docs/fpga.md):
 //   x = {v, 0} >>> s;  round(v >>> s) = x[2W:1] + x[0]  (x[0] = bit s-1 of v)
 //   dst << l (l < W) = low W bits of {dst, W'0} >>> (W - l)  (x[0] = 0 there).
 module tsr_alu_lane #(
     parameter int W = 32,
+    parameter int K = 1,
     parameter int OP_W = 4,
     parameter logic [OP_W-1:0] OP_MIN = OP_W'(0),
     parameter logic [OP_W-1:0] OP_MAX = OP_W'(1),
@@ -20,8 +25,13 @@ module tsr_alu_lane #(
     parameter logic [OP_W-1:0] OP_MUL = OP_W'(4),
     parameter logic [OP_W-1:0] OP_MULSHR = OP_W'(5),
     parameter logic [OP_W-1:0] OP_CLIP = OP_W'(6),
-    parameter logic [OP_W-1:0] OP_MULSHRC = OP_W'(8)
+    parameter logic [OP_W-1:0] OP_MULSHRC = OP_W'(8),
+    parameter int KS_W = K > 1 ? $clog2(K) : 1  // mstep bits (not set by callers)
 ) (
+    /* verilator lint_off UNUSEDSIGNAL */  // K = 1: combinational
+    input  logic             clk,
+    input  logic [KS_W-1:0]  mstep,
+    /* verilator lint_on UNUSEDSIGNAL */
     input  logic [ OP_W-1:0] op,
     input  logic [W-1:0]   dst,
     input  logic [W-1:0]   b,
@@ -45,7 +55,37 @@ module tsr_alu_lane #(
   logic signed [W-1:0] clip_lo;
   assign clip_lo = (sd > nb) ? sd : nb;
   logic signed [PW-1:0] prod;
-  assign prod = PW'(sd) * PW'(sb);
+  if (K == 1) begin : g_mul
+    assign prod = PW'(sd) * PW'(sb);
+  end else begin : g_shift_add
+    // Step j adds dst x (bits jM .. jM+M-1 of b) to the running sum, held as
+    // its high part h_q (the sum >>> jM) and its settled low bits lo_q (each
+    // step's M arriving at the top); b's top chunk counts its top bit
+    // negatively. The last step's sum above lo_q is the product.
+    localparam int M = W / K;
+    localparam int HW = W + M + 1;
+    logic [M-1:0] c;
+    logic top;
+    logic signed [HW-1:0] h_q, pp, sum;
+    logic [W-M-1:0] lo_q;
+    assign c = b[32'(mstep)*M+:M];
+    assign top = mstep == KS_W'(K - 1);
+    always_comb begin
+      pp = '0;
+      for (int t = 0; t < M; t++) begin
+        if (c[t]) begin
+          if (top && t == M - 1) pp = pp - (HW'(sd) <<< t);
+          else pp = pp + (HW'(sd) <<< t);
+        end
+      end
+    end
+    assign sum = (mstep == '0 ? '0 : h_q) + pp;
+    always_ff @(posedge clk) begin
+      h_q <= sum >>> M;
+      lo_q <= (W - M)'({sum[M-1:0], lo_q} >> M);
+    end
+    assign prod = {sum[W+M-1:0], lo_q};
+  end
 
   // The shared shifter: MULSHR rounds prod right by shamt; SHR with b >= 0
   // rounds dst right by min(b, 63); SHR with b < 0 shifts dst left by

@@ -16,7 +16,9 @@
 //         next iteration's first read waits for the last: NP - 1 cycles more
 //         per iteration), the row's result is written P_alu - 2 register
 //         stages after the last pass; `done` in End = S + sum c_i + P_alu
-//         (c_i including the NP - 1).
+//         (c_i including the NP - 1). A multiply's passes (TSR_ALU_MUL_OPS)
+//         take K = alu.mul_cycles cycles each (the lanes' shift-add
+//         multiplier): NP x K cycles of E, NP x K - 1 more per iteration.
 // Accumulator hazards follow ref's sequential order without stalls: a read
 // that misses a write still in flight (or committed in the read's own cycle)
 // takes the youngest such write's data; the operand register snoops writes.
@@ -89,9 +91,11 @@ module tsr_compute_exec #(
   localparam int AP = P_ALU - 2;  // ALU result register stages
   localparam int NL = TSR_ALU_LANES;  // ALU lanes (alu.lanes)
   localparam int NP = TSR_ALU_PASSES;  // passes of the lanes over a row
+  localparam int K = TSR_CFG_ALU_MUL_CYCLES;  // cycles of a multiply's pass
+  localparam int KS_W = K > 1 ? $clog2(K) : 1;
   localparam int GW = NL * AW_;  // one pass's elements
-  localparam int PC_W = $clog2(NP) + 1;
-  localparam int CNT_W = 7 + $clog2(NP);  // P_gemm, P_alu <= 64 (isa/config.def), plus NP - 1
+  localparam int PC_W = $clog2(NP * K) + 1;
+  localparam int CNT_W = 7 + $clog2(NP * K);  // P_gemm, P_alu <= 64 (isa/config.def), plus NP x K - 1
   // Full-width index offsets: uop field + (2^IT_W - 1) * 2 * step < 2^(IT_W+AW+1).
   localparam int DOW = IT_W + ACC_AW + 1;
   localparam int SOW = IT_W + SRC_W + 1;
@@ -420,19 +424,24 @@ module tsr_compute_exec #(
   assign need2 = a_valid && q_alu && reads_src && !(p_v && p_src == a_src);
   logic rd_last;  // an ALU iteration reads its destination row: E starts next cycle
   assign rd_last = (a_valid && q_alu && !need2) || a2_valid;
-  // With NP passes the next iteration reaches A NP cycles after rd_last: the
-  // uop read is held for NP - 1 cycles from rd_last on.
+  // With NPC cycles of passes (NP, or NP x K for a multiply) the next
+  // iteration reaches A NPC cycles after rd_last: the uop read is held for
+  // NPC - 1 cycles from rd_last on.
+  logic q_mul;  // a multiply with K > 1
+  logic [PC_W-1:0] npc;
+  assign q_mul = K > 1 && TSR_ALU_MUL_OPS[q_op];
+  assign npc = q_mul ? PC_W'(NP * K) : PC_W'(NP);
   logic pass_stall;
-  if (NP == 1) begin : g_one_pass
+  if (NP == 1 && K == 1) begin : g_one_pass
     assign pass_stall = 1'b0;
   end else begin : g_pass_stall
     logic [PC_W-1:0] hold;
     always_ff @(posedge clk) begin
       if (rst) hold <= '0;
-      else if (rd_last) hold <= PC_W'(NP - 2);
+      else if (rd_last) hold <= npc == PC_W'(1) ? '0 : npc - PC_W'(2);
       else if (hold != '0) hold <= hold - PC_W'(1);
     end
-    assign pass_stall = rd_last || hold != '0;
+    assign pass_stall = (rd_last && npc != PC_W'(1)) || hold != '0;
   end
   assign stall = need2 || pass_stall;
 
@@ -453,7 +462,7 @@ module tsr_compute_exec #(
     end
     a2_dst <= a_dst;
     a2_last <= a_last;
-    if (NP == 1 || rd_last) e_dst <= a2_valid ? a2_dst : a_dst;  // held through the passes
+    if ((NP == 1 && K == 1) || rd_last) e_dst <= a2_valid ? a2_dst : a_dst;  // held through the passes
   end
 
   // The operand register: the source row as of the last commit.
@@ -472,7 +481,7 @@ module tsr_compute_exec #(
     end
   end
 
-  // E (NP passes; e_valid marks the first, e_fin the last) and AP result
+  // E (NPC cycles of passes; e_valid marks the first, e_fin the last) and AP result
   // stages s[0..AP-1] (s[0] youngest) of whole rows; the write leaves the
   // last stage (or E's last pass when AP = 0). The operands are forwarded in
   // the first pass (e_dv, e_b) and held for the others.
@@ -525,13 +534,44 @@ module tsr_compute_exec #(
   assign e_b = q_use_imm ? imm_row : e_ov;
   // The lanes' operands and results of one pass (group p: elements p*NL ..).
   logic [GW-1:0] l_dv, l_b, l_res;
-  if (NP == 1) begin : g_full
+  logic [KS_W-1:0] mstep;  // a multiply's step in its pass (0 for other ops)
+  if (K > 1) begin : g_steps
+    // Passes of K cycles (a multiply) or 1: the whole row's operands are
+    // held, the current group at the bottom, shifted down after each pass.
+    logic [PC_W-1:0] left;  // cycles left after this one, from the second on
+    logic [KS_W-1:0] ms_q;
+    logic [ACC_DW-1:0] x_dv, x_b;
+    logic pass_end;
+    assign mstep = e_valid ? '0 : ms_q;
+    assign pass_end = !q_mul || mstep == KS_W'(K - 1);
+    always_ff @(posedge clk) begin
+      if (rst) left <= '0;
+      else if (e_valid) left <= npc - PC_W'(1);
+      else if (left != '0) left <= left - PC_W'(1);
+      ms_q <= pass_end ? '0 : mstep + KS_W'(1);
+      if (e_valid || pass_end) x_dv <= ACC_DW'((e_valid ? e_dv : x_dv) >> (pass_end ? GW : 0));
+      if (e_valid || pass_end) x_b <= ACC_DW'((e_valid ? e_b : x_b) >> (pass_end ? GW : 0));
+    end
+    assign e_fin = npc == PC_W'(1) ? e_valid : left == PC_W'(1);
+    assign l_dv = e_valid ? e_dv[GW-1:0] : x_dv[GW-1:0];
+    assign l_b = e_valid ? e_b[GW-1:0] : x_b[GW-1:0];
+    if (NP == 1) begin : g_row
+      assign e_res = l_res;
+    end else begin : g_rows
+      logic [ACC_DW-GW-1:0] x_res;
+      always_ff @(posedge clk)
+        if (pass_end) x_res <= (ACC_DW - GW)'({l_res, x_res} >> GW);
+      assign e_res = {l_res, x_res};
+    end
+  end else if (NP == 1) begin : g_full
+    assign mstep = '0;
     assign e_fin = e_valid;
     assign l_dv = e_dv;
     assign l_b = e_b;
     assign e_res = l_res;
   end else begin : g_shared
     localparam int RW = ACC_DW - GW;  // the groups after the first
+    assign mstep = '0;
     logic [PC_W-1:0] left;  // passes left after this one, from the second pass on
     logic [RW-1:0] x_dv, x_b, x_res;
     always_ff @(posedge clk) begin
@@ -553,6 +593,7 @@ module tsr_compute_exec #(
       logic [AW_-1:0] r;
       tsr_alu_lane #(
           .W(AW_),
+          .K(K),
           .OP_W(OP_W),
           .OP_MIN(OP_W'(TSR_ALU_MIN)),
           .OP_MAX(OP_W'(TSR_ALU_MAX)),
@@ -563,6 +604,8 @@ module tsr_compute_exec #(
           .OP_CLIP(OP_W'(TSR_ALU_CLIP)),
           .OP_MULSHRC(OP_W'(TSR_ALU_MULSHRC))
       ) u_lane (
+          .clk(clk),
+          .mstep(mstep),
           .op(q_op),
           .dst(l_dv[l*AW_+:AW_]),
           .b(l_b[l*AW_+:AW_]),
@@ -576,7 +619,7 @@ module tsr_compute_exec #(
     assign l_res = '0;
     /* verilator lint_off UNUSEDSIGNAL */  // the ALU operands of the pipe not built
     logic unused;
-    assign unused = ^{q_op, l_dv, l_b};
+    assign unused = ^{q_op, l_dv, l_b, mstep};
     /* verilator lint_on UNUSEDSIGNAL */
   end
 
@@ -619,8 +662,8 @@ module tsr_compute_exec #(
       tail_on <= 1'b0;
     end else if (tail_ev) begin
       tail_on <= 1'b1;
-      // An ALU's last iteration: its NP - 1 further passes too (none when the loop is empty).
-      tail_cnt <= !k_alu ? CNT_W'(P_GEMM - 1) : (start && !c_on) ? CNT_W'(P_ALU - 1) : CNT_W'(P_ALU + NP - 2);
+      // An ALU's last iteration: its NPC - 1 further pass cycles too (none when the loop is empty).
+      tail_cnt <= !k_alu ? CNT_W'(P_GEMM - 1) : (start && !c_on) ? CNT_W'(P_ALU - 1) : CNT_W'(P_ALU - 2) + CNT_W'(npc);
     end else if (tail_on) begin
       tail_on <= tail_cnt != '0;
       tail_cnt <= tail_cnt - CNT_W'(1);
