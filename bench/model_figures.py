@@ -74,9 +74,11 @@ def figures(tool, args):
     acc = [l for l in s["layers"] if l["where"] == "accelerator"]
     conv = [l for l in acc if l["op"].startswith("qconv")]  # qconv+max_pool: a pool fused into the epilogue
     util = lambda ls: sum(l["useful_macs"] for l in ls) / (peak * sum(l["cycles"] for l in ls))
+    # null: the config does not build the DRAM byte counters (counters.volumes 0).
+    nb = lambda *v: "not built" if None in v else f"{sum(v):,}"
     print(f"### {args.model} on `{os.path.basename(args.config)}`\n")
     print(f"- total: {s['cycles']:,} cycles ({s['cycles'] / mhz / 1000:.2f} ms at {mhz:g} MHz), "
-          f"{s['useful_macs']:,} MACs, DRAM {s['dram_read_bytes']:,} B read / {s['dram_write_bytes']:,} B written")
+          f"{s['useful_macs']:,} MACs, DRAM {nb(s['dram_read_bytes'])} B read / {nb(s['dram_write_bytes'])} B written")
     print(f"- ideal (MACs / {peak}): {s['useful_macs'] / peak:,.0f} cycles; total / ideal = "
           f"{s['cycles'] * peak / s['useful_macs']:.3f}x")
     print(f"- GEMM utilization: {100 * util(conv):.1f}% over the {len(conv)} offloaded convolution layers, "
@@ -88,7 +90,7 @@ def figures(tool, args):
     for l in acc:
         pred, cyc = l["predicted_cycles"], l["cycles"]
         print(f"| {l['node']} | {l['op']} | {cyc:,} | {100 * l['gemm_utilization']:.1f}% | "
-              f"{l['dram_read_bytes'] + l['dram_write_bytes']:,} | {l['bound']} | {l['roofline_cycles']:,} | "
+              f"{nb(l['dram_read_bytes'], l['dram_write_bytes'])} | {l['bound']} | {l['roofline_cycles']:,} | "
               f"{100 * l['roofline_cycles'] / cyc:.0f}% | {pred:,} | {100 * error(l):+.1f}% |")
     total_pred, total = sum(l["predicted_cycles"] for l in acc), sum(l["cycles"] for l in acc)
     print(f"\nCost model over all accelerator layers: predicted {total_pred:,} vs simulated "

@@ -224,45 +224,58 @@ TEST(Device, CounterRegistersWrapAtTheConfiguredWidth) {
   }
 }
 
-// counters.categories 0 (ice40-up5k): every device reads the per-unit
-// cycle categories as 0 and the other counters as with them. The rtl
-// target runs its ice40-up5k model (built without those counters) and
-// must agree with sim's registers.
-TEST(Device, CategoryCountersReadZeroWithoutCategories) {
-  DeviceCounters sim_without;
+// The optional counter groups (isa/regs.def built_with: counters.volumes,
+// counters.categories; both 0 on ice40-up5k): with a group's key 0 every
+// device reads the group's registers as 0 and the other counters as with it;
+// with 1 every counter of the group counts (timed ones on devices with a
+// clock). The rtl target runs its ice40-up5k model (built without either
+// group) and must agree with sim's registers.
+TEST(Device, OptionalCounterGroupsReadZeroWhenNotBuilt) {
+  const HwConfig board = testing::LoadConfigOrDie("configs/ice40-up5k.json");
+  ASSERT_EQ(board.counter_volumes, 0);
+  ASSERT_EQ(board.counter_categories, 0);
   std::vector<std::string> targets = SelfContainedDeviceTargets();
   std::stable_partition(targets.begin(), targets.end(), [](const std::string& t) { return t != "rtl"; });
+  DeviceCounters sim_board;
   for (const std::string& target : targets) {
-    SCOPED_TRACE(target);
-    DeviceCounters with;
-    for (int categories : {1, 0}) {
-      if (target == "rtl" && categories == 1) continue;  // no such model
-      HwConfig cfg = testing::LoadConfigOrDie("configs/ice40-up5k.json");
-      ASSERT_EQ(cfg.counter_categories, 0);
-      cfg.counter_categories = categories;
-      auto dev = OpenDevice(target, cfg);
-      ASSERT_TRUE(dev.ok()) << dev.status().ToString();
-      auto prog = AssembleFile(cfg, "examples/programs/gemm_small.s");
-      ASSERT_TRUE(prog.ok()) << prog.status().ToString();
-      ASSERT_TRUE(Load(dev->get(), *prog).ok());
-      ASSERT_TRUE((*dev)->Run(prog->text_addr, static_cast<int64_t>(prog->insns.size()), 1000).ok());
-      const DeviceCounters got = (*dev)->ReadCounters();
-      EXPECT_GT(got.insns(), 0);
-      if (categories == 1) {
-        with = got;
-        if (target != "ref") {
-          EXPECT_GT(with.unit(regs::Unit::kCompute).busy, 0);
+    for (std::string_view key : {"counters.volumes", "counters.categories", ""}) {
+      SCOPED_TRACE(target + " " + std::string(key));
+      if (target == "rtl" && !key.empty()) continue;  // one model: the board's
+      DeviceCounters with;
+      for (int on : {1, 0}) {
+        HwConfig cfg = board;
+        if (!key.empty()) FindParam(key)->set(cfg, on);
+        auto dev = OpenDevice(target, cfg);
+        ASSERT_TRUE(dev.ok()) << dev.status().ToString();
+        auto prog = AssembleFile(cfg, "examples/programs/gemm_small.s");
+        ASSERT_TRUE(prog.ok()) << prog.status().ToString();
+        ASSERT_TRUE(Load(dev->get(), *prog).ok());
+        ASSERT_TRUE((*dev)->Run(prog->text_addr, static_cast<int64_t>(prog->insns.size()), 1000).ok());
+        const DeviceCounters got = (*dev)->ReadCounters();
+        EXPECT_GT(got.insns(), 0);
+        if (key.empty()) {  // the board as bundled
+          if (target == "sim") sim_board = got;
+          if (target == "rtl") {
+            EXPECT_TRUE(got == sim_board);
+          }
+          EXPECT_TRUE(got == got.InRegisters(board));
+          break;
         }
-        continue;
-      }
-      for (int u = 0; u < regs::kNumUnits; ++u)
-        for (int k = 0; k < regs::kNumStalls; ++k) EXPECT_EQ(got.stalls[u].at(k), 0) << u << " " << k;
-      if (target == "rtl") {
-        EXPECT_TRUE(got == sim_without);
-        EXPECT_GT(got.cycles, 0);
-      } else {
-        EXPECT_TRUE(got == with.InRegisters(cfg));
-        if (target == "sim") sim_without = got;
+        // Register sums per counter of the group.
+        std::vector<int64_t> sums(regs::kNumCounters, 0);
+        got.ForEachRegister([&](uint32_t i, const int64_t& v) { sums[i] = v; });
+        for (const regs::CounterInfo& c : regs::kCounters) {
+          if (c.built_with != key || (c.timed && !(*dev)->has_timing())) continue;
+          int64_t sum = 0;
+          for (uint32_t r = 0; r < c.size(); ++r) sum += sums[regs::CounterIndex(c.counter) + r];
+          EXPECT_EQ(CounterBuilt(cfg, c.counter), on == 1) << c.name;
+          EXPECT_EQ(sum > 0, on == 1) << c.name;
+        }
+        if (on) {
+          with = got;
+        } else {
+          EXPECT_TRUE(got == with.InRegisters(cfg));
+        }
       }
     }
   }

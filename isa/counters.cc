@@ -4,6 +4,7 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
+#include "isa/base/check.h"
 #include "isa/config.h"
 
 namespace tessera {
@@ -57,7 +58,7 @@ bool DeviceCounters::operator==(const DeviceCounters& o) const {
 
 DeviceCounters DeviceCounters::Untimed() const {
   DeviceCounters c = *this;
-#define TSR_COUNTER(id, shape, timed, summary) \
+#define TSR_COUNTER(id, shape, timed, ...) \
   if (timed) c.id = {};
 #include "isa/regs.def"
   return c;
@@ -73,50 +74,69 @@ DeviceCounters DeviceCounters::Wrapped(int bits) const {
 
 DeviceCounters DeviceCounters::InRegisters(const HwConfig& cfg) const {
   DeviceCounters c = Wrapped(cfg.counter_bits);
-  const auto present = static_cast<uint32_t>(CounterRegistersPresent(cfg));
-  c.ForEachRegister([&](uint32_t i, int64_t& v) {
-    if (i >= present) v = 0;
-  });
+#define TSR_COUNTER(id, ...) \
+  if (!CounterBuilt(cfg, regs::Counter::id)) c.id = {};
+#include "isa/regs.def"
   return c;
 }
 
-int CounterRegistersPresent(const HwConfig& cfg) {
-  static_assert(regs::kCounters[std::size(regs::kCounters) - 1].counter == regs::Counter::stalls,
-                "the optional category counters must be the last registers");
-  return cfg.counter_categories ? regs::kNumCounters : regs::CounterIndex(regs::Counter::stalls);
+bool CounterBuilt(const HwConfig& cfg, regs::Counter c) {
+  const regs::CounterInfo& info = regs::CounterInfoOf(c);
+  if (info.built_with.empty()) return true;
+  const ParamInfo* p = FindParam(info.built_with);
+  TSR_CHECK(p != nullptr, "isa/regs.def: counter {} is built with '{}', which isa/config.def does not have", info.name,
+            info.built_with);
+  return p->get(cfg) != 0;
+}
+
+bool CounterRegisterBuilt(const HwConfig& cfg, uint32_t index) {
+  for (const regs::CounterInfo& info : regs::kCounters) {
+    if (index < info.size()) return CounterBuilt(cfg, info.counter);
+    index -= info.size();
+  }
+  return false;
+}
+
+std::string CounterNotBuiltReason(const HwConfig& cfg, regs::Counter c) {
+  return CounterBuilt(cfg, c) ? "" : std::string(regs::CounterInfoOf(c).built_with) + " 0";
 }
 
 void CountersToJson(const DeviceCounters& c, const HwConfig& cfg, bool timed, nlohmann::json* out) {
   nlohmann::json& j = *out;
+  // A counter the device does not build is null, not a misleading 0.
+  auto built = [&](regs::Counter k, auto v) { return CounterBuilt(cfg, k) ? nlohmann::json(v) : nlohmann::json(); };
+  using regs::Counter;
   nlohmann::json ins = nlohmann::json::object();
   for (const OpcodeInfo& op : kOpcodes) {
     std::string name(op.name);
     for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    ins[name] = c.insns_by_opcode[static_cast<size_t>(op.op)];
+    ins[name] = built(Counter::insns_by_opcode, c.insns_by_opcode[static_cast<size_t>(op.op)]);
   }
   j["instructions"] = ins;
-  j["dram_read_bytes"] = c.dram_read_bytes();
-  nlohmann::json by_kind = {{"insn", c.insn_fetch_bytes}};
+  j["dram_read_bytes"] = built(Counter::load_bytes_by_mem, c.dram_read_bytes());
+  nlohmann::json by_kind = {{"insn", built(Counter::insn_fetch_bytes, c.insn_fetch_bytes)}};
   for (const MemInfo& m : kMemTypes)
-    if (m.loadable) by_kind[std::string(m.name)] = c.load_bytes_by_mem[static_cast<size_t>(m.mem)];
+    if (m.loadable)
+      by_kind[std::string(m.name)] = built(Counter::load_bytes_by_mem, c.load_bytes_by_mem[static_cast<size_t>(m.mem)]);
   j["dram_read_bytes_by_kind"] = by_kind;
-  j["dram_write_bytes"] = c.dram_write_bytes;
-  j["macs"] = c.macs;
-  j["gemm_iterations"] = c.gemm_iterations;
-  j["alu_iterations"] = c.alu_iterations;
-  j["uop_loads"] = c.uop_loads;
+  j["dram_write_bytes"] = built(Counter::dram_write_bytes, c.dram_write_bytes);
+  j["macs"] = built(Counter::macs, c.macs);
+  j["gemm_iterations"] = built(Counter::gemm_iterations, c.gemm_iterations);
+  j["alu_iterations"] = built(Counter::alu_iterations, c.alu_iterations);
+  j["uop_loads"] = built(Counter::uop_loads, c.uop_loads);
   if (!timed) return;
   j["cycles"] = c.cycles;
-  j["gemm_utilization"] = c.GemmUtilization(cfg);
-  j["gemm_macs"] = c.macs;
+  j["gemm_utilization"] = built(Counter::macs, c.GemmUtilization(cfg));
+  j["gemm_macs"] = built(Counter::macs, c.macs);
   j["dram_busy_cycles"] = c.dram_busy_cycles;
   j["dram_bandwidth_utilization"] = c.cycles ? static_cast<double>(c.dram_busy_cycles) / c.cycles : 0.0;
   j["port_bursts"] = c.port_bursts;
   for (int u = 0; u < regs::kNumUnits; ++u) {
     const auto unit = static_cast<regs::Unit>(u);
     nlohmann::json m = nlohmann::json::object();
-    for (int k = 0; k < regs::kNumStalls; ++k) m[std::string(regs::kStallNames[k])] = c.unit(unit).at(k);
-    m["idle"] = c.idle(unit);
+    for (int k = 0; k < regs::kNumStalls; ++k)
+      m[std::string(regs::kStallNames[k])] = built(Counter::stalls, c.unit(unit).at(k));
+    m["idle"] = built(Counter::stalls, c.idle(unit));
     j[std::string(regs::kUnitNames[u])] = m;
   }
 }

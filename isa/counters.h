@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
+#include <string>
 #include <type_traits>
 
 #include "isa/regs.h"
@@ -47,7 +48,7 @@ struct Storage<regs::CounterShape::kPerUnitStall> {
 }  // namespace counters_detail
 
 struct DeviceCounters {
-#define TSR_COUNTER(id, shape, timed, summary) counters_detail::Storage<regs::CounterShape::shape>::type id{};
+#define TSR_COUNTER(id, shape, ...) counters_detail::Storage<regs::CounterShape::shape>::type id{};
 #include "isa/regs.def"
 
   // Calls fn(register index, int64_t& value) for every counter register, in order.
@@ -71,24 +72,30 @@ struct DeviceCounters {
   // (isa/config.def counters.bits; 64 keeps the values).
   DeviceCounters Wrapped(int bits) const;
   // What a device of `cfg` latches into its counter registers: Wrapped at
-  // counters.bits, the registers from CounterRegistersPresent(cfg) on zeroed.
+  // counters.bits, the counters it does not build (CounterBuilt) zeroed.
   DeviceCounters InRegisters(const HwConfig& cfg) const;
   bool operator==(const DeviceCounters& o) const;
   bool operator!=(const DeviceCounters& o) const { return !(*this == o); }
 };
 
-// Counter registers [0, n) exist on a device of `cfg`; the others read 0:
-// without counters.categories the per-unit cycle categories (regs.def's
-// last row, `stalls`), whose counters and arithmetic small FPGAs cannot hold.
-// The RTL header's TSR_NUM_COUNTERS_PRESENT.
-int CounterRegistersPresent(const HwConfig& cfg);
+// Whether a device of `cfg` builds counter `c` (regs.def's built_with
+// column: without counters.volumes the counts whose increments are products
+// of instruction fields, without counters.categories the per-unit cycle
+// categories; small FPGAs cannot hold them). The others read 0 on every
+// device and are shown as not built. CounterRegisterBuilt: the same for one
+// register (the RTL header's TSR_COUNTER_BUILT).
+bool CounterBuilt(const HwConfig& cfg, regs::Counter c);
+bool CounterRegisterBuilt(const HwConfig& cfg, uint32_t index);
+// "counters.volumes 0": why `c` is not built on `cfg`, for a user ("" when it is).
+std::string CounterNotBuiltReason(const HwConfig& cfg, regs::Counter c);
 
 // Adds the --stats-json keys (docs/formats.md) to `j`: instructions{...},
 // dram_read_bytes, dram_read_bytes_by_kind{insn, uop, ...}, dram_write_bytes,
 // macs, gemm_iterations, alu_iterations, uop_loads; with `timed` also cycles,
 // gemm_utilization, gemm_macs, dram_busy_cycles, dram_bandwidth_utilization,
 // port_bursts
-// and per unit {busy, wait_token, wait_queue, wait_memory, idle}.
+// and per unit {busy, wait_token, wait_queue, wait_memory, idle}; a value
+// from a counter the device does not build (CounterBuilt) is null.
 void CountersToJson(const DeviceCounters& c, const HwConfig& cfg, bool timed, nlohmann::json* j);
 
 template <typename Fn>

@@ -293,17 +293,22 @@ from `isa/regs.def`. Reset values are for config `{0}`.
   for (int u = 0; u < kNumUnits; ++u) s += fmt::format("{}{} `{}`", u ? ", " : "", u, kUnitNames[u]);
   s += ". Categories (docs/microarch.md, \"Statistics\"; `idle` is `cycles` minus their sum):\n\n";
   for (int k = 0; k < kNumStalls; ++k) s += fmt::format("- {} `{}`: {}\n", k, kStallNames[k], kStallSummaries[k]);
-  s += "\n## Counters\n\n| index | offset | counter | registers | timed | meaning |\n|---|---|---|---|---|---|\n";
+  s += "\n## Counters\n\n| index | offset | counter | registers | timed | built with | meaning |\n"
+       "|---|---|---|---|---|---|---|\n";
   for (const CounterInfo& c : kCounters) {
     const uint32_t i = CounterIndex(c.counter);
     std::string regs_text = c.size() == 1 ? "1"
                                           : fmt::format("{}: {} .. {}", c.size(), CounterRegisterName(i),
                                                         CounterRegisterName(i + c.size() - 1));
-    s += fmt::format("| {} | {:#05x} | `{}` | {} | {} | {} |\n", i, CounterOffset(i), c.name, regs_text,
-                     c.timed ? "yes" : "no", c.summary);
+    s += fmt::format("| {} | {:#05x} | `{}` | {} | {} | {} | {} |\n", i, CounterOffset(i), c.name, regs_text,
+                     c.timed ? "yes" : "no", c.built_with.empty() ? "always" : fmt::format("`{}`", c.built_with),
+                     c.summary);
   }
   s += R"(
-*Timed* counters stay 0 on engines without a clock (`ref`). Totals are
+*Timed* counters stay 0 on engines without a clock (`ref`). A counter
+*built with* a config key exists only when the key is 1; with 0 its registers
+read 0 on every device and `tessera exec`/`run` show it as not built (null in
+`--stats-json`). Totals are
 derived, not counted: instructions = the sum over opcodes; DRAM bytes read =
 instruction fetch + the LOADs of every memory type; GEMM utilization =
 `macs / (BATCH·BLOCK_IN·BLOCK_OUT · cycles)`.

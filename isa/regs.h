@@ -130,13 +130,16 @@ struct CounterInfo {
   std::string_view name;
   CounterShape shape;
   bool timed;
+  std::string_view built_with;  // "" or the config key without which it reads 0 (isa/counters.h CounterBuilt)
   std::string_view summary;
   constexpr uint32_t size() const { return ShapeSize(shape); }
 };
 inline constexpr CounterInfo kCounters[] = {
-#define TSR_COUNTER(id, shape, timed, summary) {Counter::id, #id, CounterShape::shape, timed, summary},
+#define TSR_COUNTER(id, shape, timed, built_with, summary) \
+  {Counter::id, #id, CounterShape::shape, timed, built_with, summary},
 #include "isa/regs.def"
 };
+inline constexpr const CounterInfo& CounterInfoOf(Counter c) { return kCounters[static_cast<size_t>(c)]; }
 // Index of a counter's first register among all counters.
 inline constexpr uint32_t CounterIndex(Counter c) {
   uint32_t i = 0;

@@ -122,8 +122,11 @@ Roofline LayerRoofline(const HwConfig& cfg, const DeviceCounters& c) {
   int64_t load_bytes = 0;
   for (const MemInfo& m : kMemTypes)
     if (m.load_module == Module::kLoad) load_bytes += c.load_bytes_by_mem[static_cast<size_t>(m.mem)];
-  r.load = std::max<int64_t>(0, c.unit(regs::Unit::kLoad).busy - load_bytes / cfg.dram_bytes_per_cycle);
-  r.store = std::max<int64_t>(0, c.unit(regs::Unit::kStore).busy - c.dram_write_bytes / cfg.dram_bytes_per_cycle);
+  // Without the volume counters (counters.volumes 0) the beats cannot be told apart: no load or store term.
+  if (CounterBuilt(cfg, regs::Counter::load_bytes_by_mem)) {
+    r.load = std::max<int64_t>(0, c.unit(regs::Unit::kLoad).busy - load_bytes / cfg.dram_bytes_per_cycle);
+    r.store = std::max<int64_t>(0, c.unit(regs::Unit::kStore).busy - c.dram_write_bytes / cfg.dram_bytes_per_cycle);
+  }
   r.bandwidth = c.dram_busy_cycles;
   // Each burst holds one of N_out slots for at least L cycles plus its beats.
   r.bursts = CeilDiv(c.port_bursts * cfg.dram_latency_cycles + c.dram_busy_cycles, cfg.dram_max_outstanding);

@@ -52,7 +52,8 @@ struct Roofline {
 // A resource counts as the bound once its lower bound reaches this share of the cycles.
 inline constexpr double kSaturated = 0.6;
 // Counters a device read back without counters.categories have no busy
-// cycles: such a roofline has no compute, load or store term.
+// cycles, without counters.volumes no DRAM bytes of LOADs and STOREs: such a
+// roofline has no compute, load or store term (respectively no load or store).
 Roofline LayerRoofline(const HwConfig& cfg, const DeviceCounters& c);
 
 }  // namespace tessera::backend

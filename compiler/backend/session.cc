@@ -15,12 +15,16 @@ namespace {
 
 using Json = nlohmann::json;
 
+// A counter's value, null when the device does not build it (isa/counters.h CounterBuilt).
+Json Built(const HwConfig& cfg, regs::Counter k, int64_t v) { return CounterBuilt(cfg, k) ? Json(v) : Json(); }
+
 // "fetch": {"busy": .., "wait_token": .., ...} for every unit (isa/regs.def).
-void AddUnits(const DeviceCounters& c, Json* j) {
+void AddUnits(const HwConfig& cfg, const DeviceCounters& c, Json* j) {
   for (int u = 0; u < regs::kNumUnits; ++u) {
     Json m = Json::object();
     for (int k = 0; k < regs::kNumStalls; ++k)
-      m[std::string(regs::kStallNames[k])] = c.unit(static_cast<regs::Unit>(u)).at(k);
+      m[std::string(regs::kStallNames[k])] =
+          Built(cfg, regs::Counter::stalls, c.unit(static_cast<regs::Unit>(u)).at(k));
     (*j)[std::string(regs::kUnitNames[u])] = m;
   }
 }
@@ -157,9 +161,9 @@ std::string Session::StatsJson(const RunStats& s) const {
   j["cycles"] = cycles;
   j["gemm_utilization"] = cycles ? s.useful_macs / (peak * cycles) : 0.0;
   j["useful_macs"] = s.useful_macs;
-  j["dram_read_bytes"] = s.device.dram_read_bytes();
-  j["dram_write_bytes"] = s.device.dram_write_bytes;
-  AddUnits(s.device, &j);
+  j["dram_read_bytes"] = Built(cfg, regs::Counter::load_bytes_by_mem, s.device.dram_read_bytes());
+  j["dram_write_bytes"] = Built(cfg, regs::Counter::dram_write_bytes, s.device.dram_write_bytes);
+  AddUnits(cfg, s.device, &j);
   j["host_seconds"] = s.host_seconds;
   Json ls = Json::array();
   for (const LayerStats& l : s.layers) {
@@ -171,8 +175,8 @@ std::string Session::StatsJson(const RunStats& s) const {
       e["cycles"] = c.cycles;
       e["gemm_utilization"] = c.cycles ? l.useful_macs / (peak * c.cycles) : 0.0;
       e["useful_macs"] = l.useful_macs;
-      e["dram_read_bytes"] = c.dram_read_bytes();
-      e["dram_write_bytes"] = c.dram_write_bytes;
+      e["dram_read_bytes"] = Built(cfg, regs::Counter::load_bytes_by_mem, c.dram_read_bytes());
+      e["dram_write_bytes"] = Built(cfg, regs::Counter::dram_write_bytes, c.dram_write_bytes);
       e["bound"] = BoundName(rl.bound);
       e["roofline_cycles"] = rl.bound_cycles;
       e["roofline"] = Json{{"compute", rl.compute},   {"load", rl.load},     {"store", rl.store},
@@ -180,7 +184,7 @@ std::string Session::StatsJson(const RunStats& s) const {
       e["port_bursts"] = c.port_bursts;
       e["dram_busy_cycles"] = c.dram_busy_cycles;
       e["predicted_cycles"] = l.predicted_cycles;
-      AddUnits(c, &e);
+      AddUnits(cfg, c, &e);
     }
     ls.push_back(e);
   }
@@ -204,9 +208,12 @@ std::string Session::LayerTable(const RunStats& s) const {
     }
     const DeviceCounters& c = l.counters;
     const Roofline rl = LayerRoofline(cfg, c);
+    // "-": the device does not build the DRAM byte counters (counters.volumes 0).
+    const bool bytes = CounterBuilt(cfg, regs::Counter::load_bytes_by_mem);
     t += fmt::format("{:<44} {:<9} {:>11} {:>7.1f}% {:>11} {:>11} {:<8} {:>8.1f}% {:>11}\n", node, l.op,
                      c.cycles / runs, timing && c.cycles ? 100.0 * l.useful_macs / (peak * c.cycles) : 0.0,
-                     c.dram_read_bytes() / runs, c.dram_write_bytes / runs, timing ? BoundName(rl.bound) : "-",
+                     bytes ? fmt::format("{}", c.dram_read_bytes() / runs) : "-",
+                     bytes ? fmt::format("{}", c.dram_write_bytes / runs) : "-", timing ? BoundName(rl.bound) : "-",
                      timing ? 100.0 * rl.attained() : 0.0, l.predicted_cycles / runs);
   }
   return t;

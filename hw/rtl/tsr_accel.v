@@ -1233,12 +1233,13 @@ module tsr_accel (
     end
   end
   // Each counter is CTR_W bits (isa/config.def counters.bits): it wraps
-  // modulo 2^CTR_W and reads zero-extended to 64 bits. The per-unit cycle
-  // categories (the last TSR_CTR_STALLS_N counters) exist only with
-  // counters.categories; without, they read 0 and the units' category
-  // arithmetic has no reader (synthesis removes it).
+  // modulo 2^CTR_W and reads zero-extended to 64 bits. Only the registers
+  // of TSR_COUNTER_BUILT exist (isa/regs.def built_with: the volume counters
+  // need counters.volumes, the per-unit cycle categories counters.categories);
+  // the others read 0 and their increments (the products above, the units'
+  // category arithmetic) have no reader, so synthesis removes them.
   for (genvar i = 0; i < NCTR; i++) begin : g_ctr
-    if (i < TSR_NUM_COUNTERS_PRESENT) begin : g_on
+    if (TSR_COUNTER_BUILT[i]) begin : g_on
       logic [CTR_W-1:0] ctr_q;
       always_ff @(posedge clk) begin
         if (clr) ctr_q <= '0;

@@ -38,7 +38,7 @@ module tsr_regs (
     input  logic [              31:0] status,
     input  logic [              31:0] error_code,
     input  logic [              31:0] error_insn,
-    /* verilator lint_off UNUSEDSIGNAL */  // absent counters, bits above counters.bits
+    /* verilator lint_off UNUSEDSIGNAL */  // counters not built, bits above counters.bits
     input  logic [64*NCTR-1:0]        counters
     /* verilator lint_on UNUSEDSIGNAL */
 );
@@ -90,16 +90,17 @@ module tsr_regs (
   end
 
   // Counter words: word k of the counter area is half k%2 of counter k/2,
-  // selected by a counter index over the counters the config has
-  // (TSR_NUM_COUNTERS_PRESENT, counters.categories) and their counters.bits
-  // (a multiplexer of NP ways, not a bit-granular shift by the address;
-  // absent counters and bits read 0).
-  localparam int NP = TSR_NUM_COUNTERS_PRESENT;
+  // selected by a counter index up to the last counter the config builds
+  // (TSR_COUNTERS_BUILT_END) at counters.bits (a multiplexer of NP ways, not
+  // a bit-granular shift by the address). Counters it does not build
+  // (TSR_COUNTER_BUILT: counters.volumes, counters.categories) are constant
+  // zero inputs, so their ways fold away; they and the bits above read 0.
+  localparam int NP = TSR_COUNTERS_BUILT_END;
   localparam int CTR_W = TSR_CFG_COUNTERS_BITS;
   localparam int CI_W = $clog2(NP);
   logic [CTR_W-1:0] ctrs[NP];
   for (genvar k = 0; k < NP; k++) begin : g_cw
-    assign ctrs[k] = counters[64*k+:CTR_W];
+    assign ctrs[k] = TSR_COUNTER_BUILT[k] ? counters[64*k+:CTR_W] : '0;
   end
   logic [9:0] ctr_off;  // word offset from TSR_COUNTER_BASE
   logic ctr_hit;

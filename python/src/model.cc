@@ -135,23 +135,30 @@ std::shared_ptr<Session> OpenSession(const Model& m, const std::string& target, 
 
 // The device's event counters summed over the run (driver/device.h): what
 // tessera.energy counts (GEMM/ALU iterations, bytes loaded per scratchpad).
-py::dict CountersDict(const DeviceCounters& c) {
+// A counter the config does not build (isa/counters.h CounterBuilt) is None.
+py::dict CountersDict(const HwConfig& cfg, const DeviceCounters& c) {
+  auto built = [&](regs::Counter k, int64_t v) -> py::object {
+    return CounterBuilt(cfg, k) ? py::object(py::int_(v)) : py::object(py::none());
+  };
+  using regs::Counter;
   py::dict d, by_opcode, by_mem;
   for (const OpcodeInfo& o : kOpcodes)
-    by_opcode[py::str(std::string(o.name))] = c.insns_by_opcode[static_cast<int>(o.op)];
+    by_opcode[py::str(std::string(o.name))] =
+        built(Counter::insns_by_opcode, c.insns_by_opcode[static_cast<int>(o.op)]);
   for (const MemInfo& m : kMemTypes)
-    by_mem[py::str(std::string(m.name))] = c.load_bytes_by_mem[static_cast<int>(m.mem)];
-  d["cycles"] = c.cycles;
-  d["insns"] = c.insns();
-  d["macs"] = c.macs;
-  d["gemm_iterations"] = c.gemm_iterations;
-  d["alu_iterations"] = c.alu_iterations;
-  d["dram_read_bytes"] = c.dram_read_bytes();
-  d["dram_write_bytes"] = c.dram_write_bytes;
-  d["insn_fetch_bytes"] = c.insn_fetch_bytes;
-  d["uop_loads"] = c.uop_loads;
-  d["dram_busy_cycles"] = c.dram_busy_cycles;
-  d["port_bursts"] = c.port_bursts;
+    by_mem[py::str(std::string(m.name))] =
+        built(Counter::load_bytes_by_mem, c.load_bytes_by_mem[static_cast<int>(m.mem)]);
+  d["cycles"] = built(Counter::cycles, c.cycles);
+  d["insns"] = built(Counter::insns_by_opcode, c.insns());
+  d["macs"] = built(Counter::macs, c.macs);
+  d["gemm_iterations"] = built(Counter::gemm_iterations, c.gemm_iterations);
+  d["alu_iterations"] = built(Counter::alu_iterations, c.alu_iterations);
+  d["dram_read_bytes"] = built(Counter::load_bytes_by_mem, c.dram_read_bytes());
+  d["dram_write_bytes"] = built(Counter::dram_write_bytes, c.dram_write_bytes);
+  d["insn_fetch_bytes"] = built(Counter::insn_fetch_bytes, c.insn_fetch_bytes);
+  d["uop_loads"] = built(Counter::uop_loads, c.uop_loads);
+  d["dram_busy_cycles"] = built(Counter::dram_busy_cycles, c.dram_busy_cycles);
+  d["port_bursts"] = built(Counter::port_bursts, c.port_bursts);
   d["insns_by_opcode"] = by_opcode;
   d["load_bytes_by_mem"] = by_mem;
   return d;
@@ -182,7 +189,7 @@ py::dict RunSession(Session& s, const std::vector<py::array>& inputs) {
   py::dict d;
   d["outputs"] = outs;
   d["stats_json"] = stats;
-  d["counters"] = CountersDict(res.stats.device);
+  d["counters"] = CountersDict(s.session->config(), res.stats.device);
   d["summary"] = summary;
   d["layer_table"] = table;
   return d;

@@ -49,6 +49,9 @@ def events(counters, cfg):
     wgt_tile = bo * bi * p["datatypes.wgt_bits"] // 8
     acc_tile = batch * bo * p["datatypes.acc_bits"] // 8
     g, a = counters["gemm_iterations"], counters["alu_iterations"]
+    if g is None:
+        raise ValueError("the config does not build the volume counters (counters.volumes 0): "
+                         "no events to estimate energy from")
     loaded = counters["load_bytes_by_mem"]
     return {
         "macs": g * batch * bi * bo,

@@ -111,20 +111,33 @@ nlohmann::json StatsJson(const Device& dev, const DeviceCounters& c) {
   return j;
 }
 
+// "1024 MACs", or "MACs not built (counters.volumes 0)" when the device has no such counter.
+std::string Shown(const HwConfig& cfg, regs::Counter k, const std::string& text, const char* what) {
+  const std::string why = CounterNotBuiltReason(cfg, k);
+  return why.empty() ? text : fmt::format("{} not built ({})", what, why);
+}
+
 void PrintSummary(const Device& dev, const DeviceCounters& c) {
   const HwConfig& cfg = dev.config();
+  using regs::Counter;
+  const std::string macs = Shown(cfg, Counter::macs, fmt::format("{} MACs", c.macs), "MACs");
+  const std::string dram =
+      Shown(cfg, Counter::load_bytes_by_mem,
+            fmt::format("DRAM read {} B, written {} B", c.dram_read_bytes(), c.dram_write_bytes), "DRAM bytes");
   if (!dev.has_timing()) {
-    std::printf("%s: %lld instructions, %lld MACs, DRAM read %lld B, written %lld B\n", dev.target().c_str(),
-                static_cast<long long>(c.insns()), static_cast<long long>(c.macs),
-                static_cast<long long>(c.dram_read_bytes()), static_cast<long long>(c.dram_write_bytes));
+    std::printf("%s: %lld instructions, %s, %s\n", dev.target().c_str(), static_cast<long long>(c.insns()),
+                macs.c_str(), dram.c_str());
     return;
   }
-  std::printf(
-      "%s: %lld cycles (%.3f ms at %g MHz), %lld instructions, %lld MACs, GEMM utilization %.1f%%, "
-      "DRAM read %lld B, written %lld B\n",
-      dev.target().c_str(), static_cast<long long>(c.cycles), c.cycles / cfg.clock_mhz / 1000.0, cfg.clock_mhz,
-      static_cast<long long>(c.insns()), static_cast<long long>(c.macs), 100.0 * c.GemmUtilization(cfg),
-      static_cast<long long>(c.dram_read_bytes()), static_cast<long long>(c.dram_write_bytes));
+  const std::string util = Shown(
+      cfg, Counter::macs, fmt::format("GEMM utilization {:.1f}%", 100.0 * c.GemmUtilization(cfg)), "GEMM utilization");
+  std::printf("%s: %lld cycles (%.3f ms at %g MHz), %lld instructions, %s, %s, %s\n", dev.target().c_str(),
+              static_cast<long long>(c.cycles), c.cycles / cfg.clock_mhz / 1000.0, cfg.clock_mhz,
+              static_cast<long long>(c.insns()), macs.c_str(), util.c_str(), dram.c_str());
+  if (!CounterBuilt(cfg, Counter::stalls)) {
+    std::printf("  unit cycle categories not built (%s)\n", CounterNotBuiltReason(cfg, Counter::stalls).c_str());
+    return;
+  }
   std::printf("  %-8s", "unit");
   for (std::string_view k : regs::kStallNames) std::printf(" %11.*s", static_cast<int>(k.size()), k.data());
   std::printf(" %11s\n", "idle");
