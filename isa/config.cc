@@ -175,6 +175,11 @@ Status Validate(HwConfig& c, const std::string& source) {
                                                    c.acc_bits, c.alu_mul_cycles));
   c.alu_lane_count = c.alu_lanes == 0 ? vec : c.alu_lanes;
   c.alu_passes = vec / c.alu_lane_count;
+  if (c.fetch_buffer < kFetchBlockInsns && (c.fetch_buffer & (c.fetch_buffer - 1)) != 0)
+    return key_error("queues.fetch_buffer",
+                     fmt::format("below {} must be a power of two (fetch blocks of min(8, F) must divide the 4 KiB "
+                                 "page), got {}",
+                                 kFetchBlockInsns, c.fetch_buffer));
   c.fetch_block = static_cast<int>(std::min<int64_t>(kFetchBlockInsns, c.fetch_buffer));
   TSR_ASSIGN_OR_RETURN(c.layout, ComputeIsaLayout(c, DefaultIsaTables(), source));
   c.isa_fingerprint = IsaFingerprint(c, DefaultIsaTables());

@@ -151,6 +151,10 @@ TEST(HwConfigErrors, OverflowingNumbersAndFetchBuffer) {
   auto one = ParseHwConfig(j.dump(), "test.json");
   ASSERT_TRUE(one.ok()) << one.status().message();
   EXPECT_EQ(one->fetch_block, 1);  // a fetch request reads min(8, F) instructions
+  j["queues"]["fetch_buffer"] = 3;
+  EXPECT_EQ(ErrorOf(j),
+            "test.json: key 'queues.fetch_buffer': below 8 must be a power of two (fetch blocks of min(8, F) must "
+            "divide the 4 KiB page), got 3");
   j["queues"]["fetch_buffer"] = 12;
   EXPECT_EQ(ParseHwConfig(j.dump(), "test.json")->fetch_block, 8);
 }

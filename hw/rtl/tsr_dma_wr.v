@@ -278,7 +278,9 @@ module tsr_dma_wr #(
   logic w_take, s1_to_fifo, issue;
   assign w_take = wvalid && wready;
   assign s1_to_fifo = s1_valid && !(f_cnt == 0 && w_take);
-  assign issue = k_on && k_r != k_rows && 32'(f_cnt) + 32'(s1_valid) < 3;
+  // Only inside an instruction: after an empty STORE the generator stays
+  // armed, and with HELD its row count follows the next instruction's fields.
+  assign issue = (start || active) && k_on && k_r != k_rows && 32'(f_cnt) + 32'(s1_valid) < 3;
 
   // Stage 0.
   logic is_pad, elem_last;

@@ -1,5 +1,5 @@
 // Instruction fetch (docs/microarch.md "Fetch"): reads the stream in blocks of
-// n = min(8, remaining, instructions before the next 4 KiB boundary) when n
+// n = min(8, F, remaining, instructions before the next 4 KiB boundary) when n
 // fit the free space of the F-instruction buffer (in flight + buffered),
 // assembles the R beats into the buffer and makes a block's instructions
 // dispatchable in its completion cycle (phase 1). The head is offered for

@@ -257,6 +257,30 @@ TEST_P(RtlVsSim, OverlapExamples) {
   }
 }
 
+// Empty transfers (no rows, or no columns) move nothing; the engines must
+// not act on the next instruction's fields (the serial core's DMA engines
+// read the held instruction, not a copy). Random programs never draw them.
+TEST_P(RtlVsSim, EmptyTransfersThenRealOnes) {
+  HwConfig cfg = testing::LoadConfigOrDie(GetParam());
+  testing::DevicePair pair(cfg, "sim", "rtl");
+  ASSERT_TRUE(pair.ok());
+  for (const char* empty : {"y_size=0 x_size=1", "y_size=2 x_size=0"}) {
+    const std::string text = fmt::format(
+        "STORE mem=out sram=0 dram=0x3000 {0} x_stride=4\n"
+        "LOAD mem=inp sram=0 dram=0x2000 {0} x_stride=4\n"
+        "LOAD mem=inp sram=1 dram=0x2000 y_size=2 x_size=3 x_stride=4 push_next\n"
+        "STORE mem=out sram=0 dram=0x3000 y_size=2 x_size=3 x_stride=4 push_prev\n"
+        "FINISH pop_prev pop_next\n",
+        empty);
+    auto p = Assemble(cfg, text, "empty.s");
+    ASSERT_TRUE(p.ok()) << p.status().ToString() << "\n" << text;
+    testing::DeviceOutcome sim, rtl;
+    pair.Run(*p, &sim, &rtl);
+    ASSERT_TRUE(sim.status.ok()) << sim.status.ToString() << "\n" << text;
+    testing::ExpectSameOutcome(sim, rtl, "sim", "rtl", text);
+  }
+}
+
 // After reset every register reads its regs.def reset value; kW registers
 // read as 0; kR registers ignore writes; kRW registers keep what is written.
 TEST_P(RtlVsSim, RegisterResetValuesAndAccessRules) {
