@@ -97,7 +97,9 @@ int WidthOfRule(const HwConfig& c, WidthRule r, int fixed) {
     case WidthRule::kSrcIdx: return std::max(c.inp_idx_bits, c.acc_idx_bits);
     case WidthRule::kWgtIdx: return c.wgt_idx_bits;
     case WidthRule::kIterCount: return std::max({c.inp_idx_bits, c.wgt_idx_bits, c.acc_idx_bits});
-    case WidthRule::kDramIdx: return CeilLog2(c.dram_size_bytes / kUopBytes);
+    case WidthRule::kDramIdx:
+      return CeilLog2(c.dram_size_bytes /
+                      std::min({kUopBytes, c.inp_tile_bytes, c.wgt_tile_bytes, c.acc_tile_bytes, c.out_tile_bytes}));
   }
   TSR_UNREACHABLE("bad width rule {}", static_cast<int>(r));
 }
