@@ -152,9 +152,13 @@ module tsr_accel (
   logic [IW-1:0] run_count;
   logic running, bad_launch, want_start, drained, launch, clr;
   logic [7:0] outstanding;
-  assign bad_launch = insn_count == 0 || insn_addr[3:0] != 4'd0 ||
-                      insn_addr + {28'd0, insn_count, 4'd0} > 64'(TSR_CFG_DRAM_SIZE_BYTES) ||
-                      insn_addr > 64'(TSR_CFG_DRAM_SIZE_BYTES);
+  // A stream must lie in [0, dram.size_bytes): the sum is taken at LB + 1
+  // bits (LB holds dram.size_bytes <= 2^AW) once the bits above are zero.
+  localparam int LB = AW + 1;
+  assign bad_launch = insn_count == 0 || insn_addr[3:0] != 4'd0 || insn_addr[63:LB] != '0 ||
+                      insn_count[31:LB-4] != '0 ||
+                      {1'b0, insn_addr[LB-1:0]} + {1'b0, insn_count[LB-5:0], 4'd0} >
+                          (LB + 1)'(TSR_CFG_DRAM_SIZE_BYTES);
   assign want_start = (ctrl_start && !st_busy && !bad_launch) || start_pending;
   assign launch = want_start && drained;
   assign clr = rst || launch;

@@ -132,5 +132,58 @@ TEST(FaultEquality, RefAndSimReportTheSameCodeAndInstruction) {
   }
 }
 
+// The launch check (ERROR_CODE bad launch: the stream must lie in
+// [0, dram.size_bytes)) at its edges, through the raw registers, on every
+// built device: a stream ending exactly at the top of DRAM launches; one
+// instruction more, an address past the top or in the high word, or a count
+// whose byte length alone exceeds DRAM does not. Launched streams end in a
+// FINISH, so every engine stops on its own.
+TEST(FaultEquality, LaunchBoundsAgreeOnEveryTarget) {
+  for (const char* path : {"configs/default.json", "configs/ice40-up5k.json"}) {
+    const HwConfig cfg = testing::LoadConfigOrDie(path);
+    const uint64_t size = cfg.dram_size_bytes;
+    struct Launch {
+      uint64_t addr;
+      uint32_t count;
+      bool bad;
+    };
+    std::vector<Launch> cases = {{size - 16, 1, false},
+                                 {size - 16, 2, true},
+                                 {size, 1, true},
+                                 {size + 0x1000, 1, true},
+                                 {(1ULL << 32) | 0x1000, 1, true},
+                                 {0x1000, 0x80000000U, true},
+                                 {0x1000, static_cast<uint32_t>(size / 16), true}};
+    if (size / 16 <= 8192) cases.push_back({0, static_cast<uint32_t>(size / 16), false});
+    std::vector<std::string> targets = {"ref", "sim"};
+    for (const std::string& t : SelfContainedDeviceTargets())
+      if (t != "ref" && t != "sim") targets.push_back(t);
+    for (const std::string& target : targets) {
+      for (const Launch& l : cases) {
+        auto dev = OpenDevice(target, cfg);
+        ASSERT_TRUE(dev.ok()) << dev.status().ToString();
+        if (!l.bad) {
+          auto fin = Assemble(cfg, ".text 0x0\nFINISH\n", "finish");
+          ASSERT_TRUE(fin.ok()) << fin.status().ToString();
+          Dram dram(cfg.dram_size_bytes);
+          ASSERT_TRUE(LoadProgram(cfg, *fin, &dram).ok());
+          const auto segments = dram.Segments();
+          const uint64_t last = l.addr + 16 * (static_cast<uint64_t>(l.count) - 1);
+          ASSERT_TRUE((*dev)->Write(last, segments.at(0).second.data(), 16).ok());
+        }
+        (*dev)->WriteReg(regs::kInsnAddrLo, static_cast<uint32_t>(l.addr));
+        (*dev)->WriteReg(regs::kInsnAddrHi, static_cast<uint32_t>(l.addr >> 32));
+        (*dev)->WriteReg(regs::kInsnCount, l.count);
+        (*dev)->WriteReg(regs::kWatchdogLo, 1000000);
+        (*dev)->WriteReg(regs::kCtrl, regs::kCtrlStart);
+        (void)(*dev)->Wait();
+        const DeviceStatus st = (*dev)->ReadStatus();
+        EXPECT_EQ(st.error && st.error_code == regs::ErrorCode::kBadLaunch, l.bad)
+            << path << " on " << target << ": address 0x" << std::hex << l.addr << " count 0x" << l.count;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tessera
