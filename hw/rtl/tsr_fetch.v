@@ -127,17 +127,16 @@ module tsr_fetch (
           if (32'(k) < cnt) buf_q[(32'(asm_cnt)+32'(k))%F] <= beat_data[((32'(k)+slot0)%SLOTS)*128+:128];
     end
   end else begin : g_narrow
-    // An instruction spans CHUNKS beats (bursts are instruction-aligned).
+    // An instruction spans CHUNKS beats (bursts are instruction-aligned),
+    // each written in place: the slot is free space (the request needed it)
+    // and becomes the head only at the block's completion.
     logic [$clog2(CHUNKS)-1:0] chunk;
-    logic [127-8*BEAT_B:0] part;
     assign asm_next = asm_cnt + IW'(chunk == $clog2(CHUNKS)'(CHUNKS - 1));
     always_ff @(posedge clk) begin
       if (clr) chunk <= '0;
       else if (beat_valid) chunk <= chunk + 1'b1;
-      if (beat_valid) begin
-        if (chunk == $clog2(CHUNKS)'(CHUNKS - 1)) buf_q[32'(asm_cnt)%F] <= {beat_data, part};
-        else part <= (128 - 8 * BEAT_B)'({beat_data, part} >> (8 * BEAT_B));
-      end
+      for (int c = 0; c < CHUNKS; c++)
+        if (beat_valid && chunk == $clog2(CHUNKS)'(c)) buf_q[32'(asm_cnt)%F][c*8*BEAT_B+:8*BEAT_B] <= beat_data;
     end
   end
 endmodule
