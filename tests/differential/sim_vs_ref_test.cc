@@ -116,7 +116,8 @@ TEST_P(SimVsRef, RandomValidPrograms) {
 // and some programs get faster.
 TEST_P(SimVsRef, RandomValidProgramsWithOverlap) {
   int faster = 0;
-  CheckRandomPrograms(GetParam(), true, std::max(1, SeedsPerConfig() / 3), &faster);
+  // About 2% of the generator's programs gain (their ovl blocks meet): all the seeds.
+  CheckRandomPrograms(GetParam(), true, SeedsPerConfig(), &faster);
   // A serial core (queues.serial) runs nothing beside anything: ovl never helps.
   if (testing::LoadConfigOrDie(GetParam()).serial != 0) {
     EXPECT_EQ(faster, 0);
