@@ -17,11 +17,20 @@ module tsr_burst_len #(
 `include "tessera_cfg.vh"
   /* verilator lint_on UNUSEDPARAM */
   localparam int MAXB = TSR_BURST_MAX_BEATS * TSR_CFG_DRAM_BYTES_PER_CYCLE;
+  localparam int LM = $clog2(MAXB);
+  localparam bit CUT = MAXB < 4096 && (1 << LM) == MAXB;  // 256 beats < 4 KiB: both cuts, one cap
   localparam int CW = LW > 13 ? LW : 13;  // comparison width
 
-  always_comb begin
-    bytes = 13'd4096 - {1'b0, lo};
-    if (CW'(bytes) > CW'(left)) bytes = 13'(left);
-    if (32'(bytes) > MAXB) bytes = 13'(MAXB);
+  // cap = min(4096 - lo, MAXB): MAXB divides 4096, so 4096 - lo < MAXB only
+  // in the last MAXB bytes of the 4 KiB page, where it is MAXB - (lo mod MAXB).
+  logic [12:0] cap;
+  if (CUT) begin : g_cut
+    assign cap = &lo[11:LM] ? 13'(MAXB) - 13'(lo[LM-1:0]) : 13'(MAXB);
+  end else begin : g_page
+    always_comb begin
+      cap = 13'd4096 - {1'b0, lo};
+      if (32'(cap) > MAXB) cap = 13'(MAXB);
+    end
   end
+  assign bytes = CW'(cap) > CW'(left) ? 13'(left) : cap;
 endmodule

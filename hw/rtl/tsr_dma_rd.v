@@ -81,6 +81,15 @@ module tsr_dma_rd #(
   localparam int RBW = XW + $clog2(WD) + 1;  // bytes of a data row
   localparam int OW = $clog2(TSR_CFG_DRAM_MAX_OUTSTANDING + 2);
   localparam int WC_W = $clog2(T_SETUP + 1) + 1;
+  // Sub-beat elements (smaller than a beat) only if the config has one;
+  // without them every address is B-aligned and a beat is at most one element.
+  localparam bit SUBOK = G < BEAT_B;
+  // log2(E) of the memory types: x << log2(E) multiplexes only the shift
+  // bits in which they differ (DM) above the smallest (LMIN).
+  localparam int L0 = $clog2(TSR_ELEM_BYTES_UOP), L1 = $clog2(TSR_ELEM_BYTES_WGT), L2 = $clog2(TSR_ELEM_BYTES_INP);
+  localparam int L3 = $clog2(TSR_ELEM_BYTES_ACC), L4 = $clog2(TSR_ELEM_BYTES_ACC8);
+  localparam int LMIN = $clog2(G);
+  localparam int DM = (L0 - LMIN) | (L1 - LMIN) | (L2 - LMIN) | (L3 - LMIN) | (L4 - LMIN);
 
   // log2(elem_bytes): a power of two of at most WD bytes.
   logic [LE_W-1:0] f_le;
@@ -88,6 +97,13 @@ module tsr_dma_rd #(
     f_le = '0;
     for (int i = 0; i < (1 << LE_W) && i < 32; i++) if (elem_bytes[i]) f_le = LE_W'(i);
   end
+
+  function automatic logic [63:0] shl_e(input logic [63:0] x, input logic [LE_W-1:0] l);
+    logic [LE_W-1:0] d;
+    d = l - LE_W'(LMIN);
+    shl_e = x << LMIN;
+    for (int b = 0; b < LE_W; b++) if (DM[b] && d[b]) shl_e = shl_e << (1 << b);
+  endfunction
 
   // Instruction fields.
   logic [EW-1:0] f_sram;
@@ -101,7 +117,7 @@ module tsr_dma_rd #(
   logic f_nx;
   always_comb begin
     f_sram = EW'(insn[TSR_MEM_SRAM_LSB+:TSR_MEM_SRAM_W]);
-    f_dram = AW'(insn[TSR_MEM_DRAM_LSB+:TSR_MEM_DRAM_W]) << f_le;
+    f_dram = AW'(shl_e(64'(insn[TSR_MEM_DRAM_LSB+:TSR_MEM_DRAM_W]), f_le));
     f_ysize = insn[TSR_MEM_Y_SIZE_LSB+:TSR_MEM_Y_SIZE_W];
     f_xsize = insn[TSR_MEM_X_SIZE_LSB+:TSR_MEM_X_SIZE_W];
     f_stride = insn[TSR_MEM_X_STRIDE_LSB+:TSR_MEM_X_STRIDE_W];
@@ -180,7 +196,7 @@ module tsr_dma_rd #(
       .bytes(bytes)
   );
   always_comb begin
-    rq_span = 14'(rq_addr % AW'(BEAT_B)) + 14'(bytes) + 14'(BEAT_B - 1);
+    rq_span = SUBOK ? 14'(rq_addr % AW'(BEAT_B)) + 14'(bytes) + 14'(BEAT_B - 1) : 14'(bytes);
     rq_beats = rq_span >> LOGB;
   end
   assign req = active && run && wait_cnt == 0 && !pad_left && rq_row != rows_data;
@@ -210,7 +226,7 @@ module tsr_dma_rd #(
     room = (LB_W + 1)'(BEAT_B) - (LB_W + 1)'(rx_lo);
     room = room >> le;
     n_now = sub ? (XW + 1)'(room) : (XW + 1)'(1);
-    if (n_now > (XW + 1)'(xsize - rx_elem)) n_now = (XW + 1)'(xsize - rx_elem);
+    if (SUBOK && n_now > (XW + 1)'(xsize - rx_elem)) n_now = (XW + 1)'(xsize - rx_elem);
     beat_last = sub || rx_beat == last_beat;
     dw_valid = beat_valid && beat_last;
     dw_entry = 32'(rx_entry);
@@ -227,12 +243,16 @@ module tsr_dma_rd #(
         (k + 1) * BEAT_B == TSR_ELEM_BYTES_UOP || k == 0;
     if (k == 0) begin : g_bottom
       assign dw_data[0+:8*BEAT_B] = sub ? sub_data : (rx_beat == 0 ? beat_data : asm_q[0]);
+    end else if (k == NBEAT - 1) begin : g_top  // only an element of NBEAT beats ends here
+      assign dw_data[k*8*BEAT_B+:8*BEAT_B] = beat_data;
     end else if (LASTOK) begin : g_last
       assign dw_data[k*8*BEAT_B+:8*BEAT_B] = rx_beat == BI_W'(k) ? beat_data : asm_q[k];
     end else begin : g_mid
       assign dw_data[k*8*BEAT_B+:8*BEAT_B] = asm_q[k];
     end
-    always_ff @(posedge clk) if (beat_valid && rx_beat == BI_W'(k)) asm_q[k] <= beat_data;
+    if (k == 0 || k < NBEAT - 1) begin : g_reg
+      always_ff @(posedge clk) if (beat_valid && rx_beat == BI_W'(k)) asm_q[k] <= beat_data;
+    end
   end
 
   logic [RW-1:0] f_rows;
@@ -270,10 +290,10 @@ module tsr_dma_rd #(
   always_ff @(posedge clk) begin
     if (!clr && start) begin
       le <= f_le;
-      sub <= 32'(elem_bytes) < BEAT_B;
+      sub <= SUBOK && 32'(elem_bytes) < BEAT_B;
       last_beat <= BI_W'((elem_bytes >> LOGB) - 1);
-      pitch <= AW'(f_stride) << f_le;
-      row_bytes <= RBW'(f_xsize) << f_le;
+      pitch <= AW'(shl_e(64'(f_stride), f_le));
+      row_bytes <= RBW'(shl_e(64'(f_xsize), f_le));
     end
   end
 
@@ -303,7 +323,7 @@ module tsr_dma_rd #(
         rq_row <= '0;
         rq_row_addr <= f_dram;
         rq_addr <= f_dram;
-        rq_left <= RBW'(f_xsize) << f_le;
+        rq_left <= RBW'(shl_e(64'(f_xsize), f_le));
         rx_base <= rb;
         rx_entry <= rb;
         rx_elem <= '0;

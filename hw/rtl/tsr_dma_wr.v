@@ -67,6 +67,10 @@ module tsr_dma_wr #(
   localparam int RBW = CW + LOGE;  // bytes of a DRAM row
   localparam int OW = $clog2(TSR_CFG_DRAM_MAX_OUTSTANDING + 2);
   localparam int WC_W = $clog2(T_SETUP + 1) + 1;
+  // Data entries read / needed: at most y_size * x_size <= the out
+  // scratchpad's entries (the range check), so RD_W bits, the read count
+  // saturating at its maximum (>= every need: the comparison stays exact).
+  localparam int RD_W = $clog2(TSR_ACC_ENTRIES + 1);
 
   logic [EW-1:0] f_sram;
   logic [AW-1:0] f_dram;
@@ -100,7 +104,9 @@ module tsr_dma_wr #(
   // with HELD the instruction's own).
   logic [RW-1:0] h_yp0, h_yend, h_rows;
   logic [CW-1:0] h_xp0, h_xend, h_cols;
+  /* verilator lint_off UNUSEDSIGNAL */  // bits above RD_W: x_size of an in-range STORE fits
   logic [XW-1:0] h_xsize;
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [AW-1:0] h_pitch;
   logic [RBW-1:0] h_row_bytes;
   logic [7:0] h_pad;
@@ -108,7 +114,7 @@ module tsr_dma_wr #(
 
   // ---- Requests -------------------------------------------------------------
   logic [WC_W-1:0] wait_cnt;
-  logic [31:0] rd_done, row_data;
+  logic [RD_W-1:0] rd_done, row_data;
   logic [RW-1:0] rq_row, rq_next;
   logic [OW-1:0] own_out;
   logic [CTR_W-1:0] busy_cnt;
@@ -172,7 +178,7 @@ module tsr_dma_wr #(
         wait_cnt <= WC_W'(T_SETUP - 1);
         rd_done <= '0;
         rq_row <= '0;
-        row_data <= (f_yp0 == 0 && f_ysize != 0) ? 32'(f_xsize) : '0;
+        row_data <= (f_yp0 == 0 && f_ysize != 0) ? RD_W'(f_xsize) : '0;
         rq_row_addr <= f_dram;
         rq_addr <= f_dram;
         rq_left <= f_row_bytes;
@@ -180,12 +186,12 @@ module tsr_dma_wr #(
       end else begin
         if (ended) active <= 1'b0;
         if (active && wait_cnt != 0) wait_cnt <= wait_cnt - 1'b1;
-        if (active && wait_cnt == 0) rd_done <= rd_done + 1;
+        if (active && wait_cnt == 0 && !(&rd_done)) rd_done <= rd_done + 1'b1;
         if (grant) begin
           busy_cnt <= busy_cnt + CTR_W'(rq_beats);
           if (RBW'(bytes) == rq_left) begin
             rq_row <= rq_next;
-            if (rq_next >= h_yp0 && rq_next < h_yend) row_data <= row_data + 32'(h_xsize);
+            if (rq_next >= h_yp0 && rq_next < h_yend) row_data <= row_data + RD_W'(h_xsize);
             rq_row_addr <= rq_row_addr + h_pitch;
             rq_addr <= rq_row_addr + h_pitch;
             rq_left <= h_row_bytes;
