@@ -1,8 +1,11 @@
 // The AXI4-Lite register window (isa/regs.def via the generated header; the
 // behaviour is docs/device-protocol.md "Register map"). One write (AW and W
-// together) or one read in flight; responses are OKAY. Writes to read-only
-// or unmapped offsets are ignored, reads of write-only or unmapped ones
-// return 0. Counters read as two 32-bit halves at TSR_COUNTER_BASE + 8 i.
+// together) and one read in flight; a read waits while a write is taken in
+// the same cycle; responses are OKAY. Writes to read-only or unmapped offsets
+// are ignored, reads of write-only or unmapped ones return 0. Counters read
+// as two 32-bit halves at TSR_COUNTER_BASE + 8 i. The read-write words read
+// back from a copy in a small RAM (block RAM on an FPGA), so the read
+// multiplexer has only the live and constant words.
 // Contract: ctrl_* are high in the cycle of the write handshake (they act
 // at the edge that ends it, the edge that takes the write).
 module tsr_regs (
@@ -53,11 +56,10 @@ module tsr_regs (
   assign s_axil_wready = wr;
   assign s_axil_bresp = 2'b00;
   assign s_axil_rresp = 2'b00;
-  assign s_axil_arready = !s_axil_rvalid;
+  assign s_axil_arready = !s_axil_rvalid && !wr;
 
-  logic [31:0] waddr, raddr;
+  logic [31:0] waddr;
   assign waddr = 32'(s_axil_awaddr);
-  assign raddr = 32'(s_axil_araddr);
   assign ctrl_start = wr && waddr == TSR_REG_CTRL && s_axil_wdata[TSR_BIT_CTRL_START];
   assign ctrl_abort = wr && waddr == TSR_REG_CTRL && s_axil_wdata[TSR_BIT_CTRL_ABORT];
   assign ctrl_clear = wr && waddr == TSR_REG_CTRL && s_axil_wdata[TSR_BIT_CTRL_CLEAR];
@@ -89,61 +91,76 @@ module tsr_regs (
     end
   end
 
-  // Counter words: word k of the counter area is half k%2 of counter k/2,
-  // selected by a counter index up to the last counter the config builds
-  // (TSR_COUNTERS_BUILT_END) at counters.bits (a multiplexer of NP ways, not
-  // a bit-granular shift by the address). Counters it does not build
-  // (TSR_COUNTER_BUILT: counters.volumes, counters.categories) are constant
-  // zero inputs, so their ways fold away; they and the bits above read 0.
+  // The read-back copy of the read-write words of the first 16 (the 64-bit
+  // registers' halves and INSN_COUNT), written with them; a word not written
+  // since reset reads 0 (its `written` bit). A read and a write are never taken
+  // in the same cycle, so the copy needs no read-during-write logic.
+  localparam logic [15:0] COPY = 16'((1 << (TSR_REG_INSN_ADDR_LO / 4)) | (1 << (TSR_REG_INSN_ADDR_HI / 4)) |
+                                     (1 << (TSR_REG_INSN_COUNT / 4)) | (1 << (TSR_REG_WATCHDOG_LO / 4)) |
+                                     (1 << (TSR_REG_WATCHDOG_HI / 4)) | (1 << (TSR_REG_DRAM_BASE_LO / 4)) |
+                                     (1 << (TSR_REG_DRAM_BASE_HI / 4)));
+  logic [31:0] copy_mem[16];
+  logic [31:0] copy_q, live_q;
+  logic [15:0] written;
+  logic copy_sel;
+  logic [3:0] wi, ri;
+  assign wi = s_axil_awaddr[5:2];
+  assign ri = s_axil_araddr[5:2];
+  wire w_copy = wr && s_axil_awaddr[11:6] == '0 && s_axil_awaddr[1:0] == 2'b00 && COPY[wi];
+  wire re = s_axil_arvalid && s_axil_arready;
+  wire r_copy = s_axil_araddr[11:6] == '0 && s_axil_araddr[1:0] == 2'b00 && COPY[ri] && written[ri];
+  always_ff @(posedge clk) begin
+    if (w_copy) copy_mem[wi] <= s_axil_wdata;
+    if (re && !w_copy) copy_q <= copy_mem[ri];  // (re excludes a write: !w_copy states it)
+  end
+
+  // The live and constant words: an AND-OR over the window's words (the
+  // counters' at counters.bits; those not built, TSR_COUNTER_BUILT, are
+  // constant zero and fold away, as do the bits above counters.bits).
+  localparam int NW = TSR_REG_WINDOW_BYTES / 4;
   localparam int NP = TSR_COUNTERS_BUILT_END;
   localparam int CTR_W = TSR_CFG_COUNTERS_BITS;
-  localparam int CI_W = $clog2(NP);
-  logic [CTR_W-1:0] ctrs[NP];
-  for (genvar k = 0; k < NP; k++) begin : g_cw
-    assign ctrs[k] = TSR_COUNTER_BUILT[k] ? counters[64*k+:CTR_W] : '0;
+  localparam logic [31:0] STATUS_BITS = 32'((1 << TSR_BIT_STATUS_DONE) | (1 << TSR_BIT_STATUS_BUSY) |
+                                            (1 << TSR_BIT_STATUS_ERROR));
+  logic [31:0] words[NW];
+  always_comb begin
+    for (int k = 0; k < NW; k++) words[k] = '0;
+    words[TSR_REG_ID/4] = TSR_ID_MAGIC;
+    words[TSR_REG_VERSION/4] = TSR_PROTOCOL_VERSION;
+    words[TSR_REG_STATUS/4] = status & STATUS_BITS;
+    words[TSR_REG_ERROR_CODE/4] = error_code;
+    words[TSR_REG_ERROR_INSN/4] = error_insn;
+    words[TSR_REG_IRQ_ENABLE/4] = {31'd0, irq_en};
+    words[TSR_REG_FINGERPRINT_LO/4] = TSR_FINGERPRINT[31:0];
+    words[TSR_REG_FINGERPRINT_HI/4] = TSR_FINGERPRINT[63:32];
+    for (int k = 0; k < NP; k++) begin
+      if (TSR_COUNTER_BUILT[k]) begin
+        words[TSR_COUNTER_BASE/4+2*k] = 32'(counters[64*k+:(CTR_W < 32 ? CTR_W : 32)]);
+        if (CTR_W > 32) words[TSR_COUNTER_BASE/4+2*k+1] = 32'(counters[64*k+32+:(CTR_W > 32 ? CTR_W - 32 : 1)]);
+      end
+    end
   end
-  logic [9:0] ctr_off;  // word offset from TSR_COUNTER_BASE
-  logic ctr_hit;
-  logic [63:0] ctr_sel;
-  logic [31:0] ctr_word;
-  assign ctr_off = s_axil_araddr[11:2] - 10'(TSR_COUNTER_BASE / 4);
-  assign ctr_hit = raddr >= TSR_COUNTER_BASE && raddr < TSR_REG_WINDOW_BYTES && raddr[1:0] == 2'b00;
-  assign ctr_sel = ctr_off[9:1] < 9'(NP) ? 64'(ctrs[CI_W'(ctr_off[9:1])]) : '0;
-  assign ctr_word = ctr_off[0] ? ctr_sel[63:32] : ctr_sel[31:0];
-
   logic [31:0] rd;
   always_comb begin
     rd = '0;
-    case (raddr)
-      TSR_REG_ID: rd = TSR_ID_MAGIC;
-      TSR_REG_VERSION: rd = TSR_PROTOCOL_VERSION;
-      TSR_REG_STATUS: rd = status;
-      TSR_REG_INSN_ADDR_LO: rd = insn_addr[31:0];
-      TSR_REG_INSN_ADDR_HI: rd = insn_addr[63:32];
-      TSR_REG_INSN_COUNT: rd = insn_count;
-      TSR_REG_WATCHDOG_LO: rd = watchdog[31:0];
-      TSR_REG_WATCHDOG_HI: rd = watchdog[63:32];
-      TSR_REG_ERROR_CODE: rd = error_code;
-      TSR_REG_ERROR_INSN: rd = error_insn;
-      TSR_REG_IRQ_ENABLE: rd = {31'd0, irq_en};
-      TSR_REG_FINGERPRINT_LO: rd = TSR_FINGERPRINT[31:0];
-      TSR_REG_FINGERPRINT_HI: rd = TSR_FINGERPRINT[63:32];
-      TSR_REG_DRAM_BASE_LO: rd = dram_base[31:0];
-      TSR_REG_DRAM_BASE_HI: rd = dram_base[63:32];
-      default: if (ctr_hit) rd = ctr_word;
-    endcase
+    for (int k = 0; k < NW; k++) rd = rd | (words[k] & {32{s_axil_araddr == 12'(4 * k)}});
   end
 
   always_ff @(posedge clk) begin
     if (rst) begin
       s_axil_rvalid <= 1'b0;
-      s_axil_rdata <= '0;
+      live_q <= '0;
+      copy_sel <= 1'b0;
+      written <= '0;
     end else begin
+      if (w_copy) written[wi] <= 1'b1;
       if (s_axil_rvalid && s_axil_rready) s_axil_rvalid <= 1'b0;
-      if (s_axil_arvalid && s_axil_arready) begin
+      if (re) begin
         s_axil_rvalid <= 1'b1;
-        s_axil_rdata <= rd;
+        live_q <= rd;
+        copy_sel <= r_copy;
       end
     end
   end
+  assign s_axil_rdata = live_q | (copy_q & {32{copy_sel}});
 endmodule
