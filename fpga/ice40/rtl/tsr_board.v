@@ -25,7 +25,8 @@ module tsr_board #(
   logic [3:0] wstrb;
   logic [1:0] bresp, rresp;
   logic mem_valid, mem_we, mem_ready;
-  logic [31:0] mem_addr, mem_wdata, mem_rdata;
+  logic [$clog2(MEM_BYTES)-3:0] mem_word;
+  logic [31:0] mem_wdata, mem_rdata;
 
   tsr_uart_bridge #(
       .CLKS_PER_BIT(CLKS_PER_BIT),
@@ -37,7 +38,7 @@ module tsr_board #(
       .m_axil_bresp(bresp), .m_axil_bvalid(bvalid), .m_axil_bready(bready),
       .m_axil_araddr(araddr), .m_axil_arvalid(arvalid), .m_axil_arready(arready),
       .m_axil_rdata(rdata), .m_axil_rresp(rresp), .m_axil_rvalid(rvalid), .m_axil_rready(rready),
-      .mem_valid(mem_valid), .mem_we(mem_we), .mem_addr(mem_addr), .mem_wdata(mem_wdata), .mem_ready(mem_ready), .mem_rdata(mem_rdata));
+      .mem_valid(mem_valid), .mem_we(mem_we), .mem_word(mem_word), .mem_wdata(mem_wdata), .mem_ready(mem_ready), .mem_rdata(mem_rdata));
 
   logic [1:0] arid, rid, awid, bid, axi_rresp, axi_bresp, arburst, awburst;
   logic [63:0] axi_araddr, axi_awaddr;
@@ -75,5 +76,5 @@ module tsr_board #(
       .s_axi_awready(axi_awready), .s_axi_wdata(axi_wdata), .s_axi_wstrb(axi_wstrb), .s_axi_wlast(axi_wlast),
       .s_axi_wvalid(axi_wvalid), .s_axi_wready(axi_wready), .s_axi_bid(bid), .s_axi_bresp(axi_bresp),
       .s_axi_bvalid(axi_bvalid), .s_axi_bready(axi_bready),
-      .mem_valid(mem_valid), .mem_we(mem_we), .mem_addr(mem_addr), .mem_wdata(mem_wdata), .mem_ready(mem_ready), .mem_rdata(mem_rdata));
+      .mem_valid(mem_valid), .mem_we(mem_we), .mem_word(mem_word), .mem_wdata(mem_wdata), .mem_ready(mem_ready), .mem_rdata(mem_rdata));
 endmodule

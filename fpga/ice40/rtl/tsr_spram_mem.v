@@ -10,7 +10,8 @@
 // beat a cycle after a cycle of latency; WSTRB selects bytes. A burst outside
 // [0, MEM_BYTES) of the bus (DRAM_BASE is 0 on this board) answers SLVERR on
 // every beat and writes nothing. The word port is served only while no burst
-// is in progress (the host does not touch memory during a run). It does not
+// is in progress (the host does not touch memory during a run); its word
+// address is inside the memory (the bridge checks the range). It does not
 // follow docs/microarch.md's latency L (the board is not cycle-exact with sim).
 module tsr_spram_mem #(
     parameter int MEM_BYTES = 131072,
@@ -47,7 +48,7 @@ module tsr_spram_mem #(
     // the host's word port (tsr_uart_bridge)
     input  logic        mem_valid,
     input  logic        mem_we,
-    input  logic [31:0] mem_addr,
+    input  logic [$clog2(MEM_BYTES)-3:0] mem_word,  // word address, inside the memory
     input  logic [31:0] mem_wdata,
     output logic        mem_ready,
     output logic [31:0] mem_rdata
@@ -55,8 +56,14 @@ module tsr_spram_mem #(
   localparam int WORDS = MEM_BYTES / 4;
   localparam int AW = $clog2(WORDS);  // 15 for 128 KiB
   localparam int BANKS = WORDS / 16384;
-  wire ar_bad = s_axi_araddr >= 64'(MEM_BYTES);
-  wire aw_bad = s_axi_awaddr >= 64'(MEM_BYTES);
+  // A start address outside the memory: a bit above its address bits, or
+  // (memory not a power of two) at or above MEM_BYTES.
+  localparam int MB = $clog2(MEM_BYTES);
+  function automatic logic outside(input logic [63:0] a);
+    outside = a[63:MB] != '0 || {1'b0, a[MB-1:0]} >= (MB + 1)'(MEM_BYTES);
+  endfunction
+  wire ar_bad = outside(s_axi_araddr);
+  wire aw_bad = outside(s_axi_awaddr);
 
   typedef enum logic [2:0] {
     S_IDLE, S_READ, S_WRITE, S_RESP, S_HOST
@@ -130,10 +137,10 @@ module tsr_spram_mem #(
     wstrb = s_axi_wstrb;
     unique case (state)
       S_IDLE: begin
-        ram_addr = mem_addr[AW+1:2];
+        ram_addr = mem_word;
         wdata = mem_wdata;
         wstrb = 4'hF;
-        cs_any = mem_valid && q_empty && !q_push && mem_addr < 32'(MEM_BYTES);
+        cs_any = mem_valid && q_empty && !q_push;
         we = mem_we;
       end
       S_READ: cs_any = !bad && left != 0 && advance;

@@ -14,7 +14,9 @@
 // itself a completed write, is a retransmission and is answered OK without
 // being executed again (the host gives consecutive frames different tags); a frame
 // that stops for IDLE_CLKS cycles is dropped, except after a header error,
-// where the rest of the frame is discarded and an error reply follows.
+// where the rest of the frame is discarded and an error reply follows. The
+// address is kept at the bits the memory or the window needs (a flag says a
+// higher bit was set: outside both), the length at the bits MAX_BYTES needs.
 module tsr_uart_bridge #(
     parameter int CLKS_PER_BIT = 104,
     parameter int MEM_BYTES = 131072,
@@ -46,18 +48,22 @@ module tsr_uart_bridge #(
     // board memory word port: a request is held until mem_ready (one cycle)
     output logic        mem_valid,
     output logic        mem_we,
-    output logic [31:0] mem_addr,
+    output logic [$clog2(MEM_BYTES)-3:0] mem_word,  // word address, inside the memory
     output logic [31:0] mem_wdata,
     input  logic        mem_ready,
     input  logic [31:0] mem_rdata
 );
   localparam logic [7:0] kSyncReq = 8'hA5, kSyncReply = 8'h5A;
-  localparam logic [7:0] kMemRead = 8'd1, kMemWrite = 8'd2, kRegRead = 8'd3, kRegWrite = 8'd4;
-  localparam logic [7:0] kOk = 8'd0, kBadCrc = 8'd1, kBadCommand = 8'd2, kBadLength = 8'd3;
-  localparam logic [7:0] kBusError = 8'd4, kFraming = 8'd5;
+  localparam logic [2:0] kOk = 3'd0, kBadCrc = 3'd1, kBadCommand = 3'd2, kBadLength = 3'd3;
+  localparam logic [2:0] kBusError = 3'd4, kFraming = 3'd5;
+  // op = cmd - 1: memory read, memory write, register read, register write
+  localparam logic [1:0] kMemRead = 2'd0, kMemWrite = 2'd1, kRegRead = 2'd2, kRegWrite = 2'd3;
   localparam int WORDS = MAX_BYTES / 4;
   localparam int WA = $clog2(WORDS);
   localparam int TW = $clog2(IDLE_CLKS + 1);
+  localparam int MB = $clog2(MEM_BYTES);    // memory address bits
+  localparam int AB = MB > 12 ? MB : 12;     // address bits kept (the window has 12)
+  localparam int LB = $clog2(MAX_BYTES + 1);  // length bits kept
 
   function automatic logic [7:0] crc8(input logic [7:0] c, input logic [7:0] d);
     logic [7:0] x;
@@ -81,42 +87,47 @@ module tsr_uart_bridge #(
   logic [31:0] buf_wd, buf_rd;
   always_ff @(posedge clk) begin
     if (buf_we) buf_mem[buf_wa] <= buf_wd;
-    buf_rd <= buf_mem[buf_ra];
+    if (state == S_MW_READ && !buf_we) buf_rd <= buf_mem[buf_ra];  // (never both: no bypass)
   end
 
   typedef enum logic [4:0] {
-    S_SYNC, S_CMD, S_TAG, S_ADDR, S_LEN, S_PAYLOAD, S_CRC, S_DISCARD,
-    S_MW_READ, S_MW_REQ, S_MR_REQ, S_RR_ADDR, S_RR_DATA, S_RW_REQ, S_RW_RESP,
-    S_TX_SYNC, S_TX_STATUS, S_TX_TAG, S_TX_DATA, S_TX_CRC
+    S_SYNC, S_HDR, S_CHECK, S_PAYLOAD, S_CRC, S_DISCARD, S_MW_READ, S_MW_REQ, S_MR_REQ,
+    S_RR_ADDR, S_RR_DATA, S_RW_REQ, S_RW_RESP, S_TX_SYNC, S_TX_STATUS, S_TX_TAG, S_TX_DATA, S_TX_CRC
   } state_t;
   state_t state;
 
-  logic [7:0] cmd, tag, crc, status, last_tag;
-  logic last_valid;
-  logic [31:0] addr, word;
-  logic [15:0] len, cnt;  // len: payload bytes; cnt: bytes (or words) done
-  logic [1:0] bytepos;
+  logic [1:0] op;
+  logic op_bad, addr_hi, len_hi, last_valid, aw_done, w_done;
+  logic [7:0] tag, crc, last_tag;
+  logic [2:0] status;
+  logic [AB-1:0] addr;
+  logic [LB-1:0] len, cnt;  // len: payload bytes; cnt: bytes (payload) or words (memory) done
+  logic [31:0] word;
+  logic [2:0] bc;  // header byte (cmd, tag, addr 0..3, len 0..1); then the reply word's byte
   logic [TW-1:0] idle;
-  logic aw_done, w_done;
 
-  wire is_mem = cmd == kMemRead || cmd == kMemWrite;
-  wire is_write = cmd == kMemWrite || cmd == kRegWrite;
-  wire [15:0] payload_len = cmd == kMemWrite ? len : cmd == kRegWrite ? 16'd4 : 16'd0;
-  wire cmd_ok = cmd >= kMemRead && cmd <= kRegWrite;
-  wire len_ok = is_mem ? (len != 0 && len <= 16'(MAX_BYTES) && len[1:0] == 2'b0 && addr[1:0] == 2'b0)
-                       : (len == 16'd4 && addr[1:0] == 2'b0);
-  wire range_ok = is_mem ? ({1'b0, addr} + {17'b0, len} <= 33'(MEM_BYTES)) : addr < 32'd4096;
-  wire in_frame = state == S_CMD || state == S_TAG || state == S_ADDR || state == S_LEN ||
-                  state == S_PAYLOAD || state == S_CRC;
+  wire is_mem = !op[1];
+  wire is_write = op[0];
+  wire [LB-1:0] payload_len = op == kMemWrite ? len : op == kRegWrite ? LB'(4) : '0;
+  wire len_ok = !len_hi && len[1:0] == 2'b0 && addr[1:0] == 2'b0 &&
+                (is_mem ? len != '0 && len <= LB'(MAX_BYTES) : len == LB'(4));
+  wire range_ok = !addr_hi && (is_mem ? {1'b0, addr} + (AB + 1)'(len) <= (AB + 1)'(MEM_BYTES)
+                                      : addr[AB-1:12] == '0);
+  wire in_frame = state == S_HDR || state == S_CHECK || state == S_PAYLOAD || state == S_CRC;
+  wire tx_phase = state == S_TX_STATUS || state == S_TX_TAG || state == S_TX_DATA;
+  wire [LB-1:0] words_done = cnt + 1'b1;
+  wire last_word = words_done[LB-3:0] == len[LB-1:2];
+  // One CRC step, on the byte received or the reply byte sent.
+  wire [7:0] crc_next = crc8(crc, tx_phase ? tx_data : rx_data);
 
   assign buf_wd = {rx_data, word[31:8]};
-  assign buf_we = state == S_PAYLOAD && rx_valid && bytepos == 2'd3 && cmd == kMemWrite;
-  assign buf_wa = WA'(cnt[15:2]);
+  assign buf_we = state == S_PAYLOAD && rx_valid && cnt[1:0] == 2'd3 && op == kMemWrite;
+  assign buf_wa = WA'(cnt[LB-1:2]);
   assign buf_ra = WA'(cnt);
 
   assign mem_valid = state == S_MW_REQ || state == S_MR_REQ;
   assign mem_we = state == S_MW_REQ;
-  assign mem_addr = addr + {14'b0, cnt, 2'b0};
+  assign mem_word = addr[MB-1:2] + (MB - 2)'(cnt);
   assign mem_wdata = buf_rd;
 
   assign m_axil_araddr = addr[11:0];
@@ -132,17 +143,16 @@ module tsr_uart_bridge #(
   always_comb begin
     unique case (state)
       S_TX_SYNC: tx_data = kSyncReply;
-      S_TX_STATUS: tx_data = status;
+      S_TX_STATUS: tx_data = {5'd0, status};
       S_TX_TAG: tx_data = tag;
       S_TX_DATA: tx_data = word[7:0];
       default: tx_data = crc;
     endcase
   end
-  assign tx_valid = tx_ready && (state == S_TX_SYNC || state == S_TX_STATUS || state == S_TX_TAG ||
-                                 state == S_TX_DATA || state == S_TX_CRC);
+  assign tx_valid = tx_ready && (tx_phase || state == S_TX_SYNC || state == S_TX_CRC);
 
   // The reply's payload: one register word, or memory words read one by one.
-  wire reply_has_data = status == kOk && (cmd == kMemRead || cmd == kRegRead);
+  wire reply_has_data = status == kOk && !op[0];
 
   always_ff @(posedge clk) begin
     if (rst) begin
@@ -150,15 +160,18 @@ module tsr_uart_bridge #(
       last_valid <= 1'b0;
       last_tag <= '0;
       idle <= '0;
-      cmd <= '0;
+      op <= '0;
+      op_bad <= 1'b0;
       tag <= '0;
       crc <= '0;
       status <= '0;
       addr <= '0;
+      addr_hi <= 1'b0;
       word <= '0;
       len <= '0;
+      len_hi <= 1'b0;
       cnt <= '0;
-      bytepos <= '0;
+      bc <= '0;
       aw_done <= 1'b0;
       w_done <= 1'b0;
     end else begin
@@ -166,44 +179,42 @@ module tsr_uart_bridge #(
       if (rx_valid || !(in_frame || state == S_DISCARD)) idle <= '0;
       else if (idle != TW'(IDLE_CLKS)) idle <= idle + 1'b1;
       if (in_frame && idle == TW'(IDLE_CLKS)) state <= S_SYNC;
-      if (state == S_DISCARD && idle == TW'(IDLE_CLKS)) begin
-        crc <= '0;
-        state <= S_TX_SYNC;
-      end
+      if (state == S_DISCARD && idle == TW'(IDLE_CLKS)) state <= S_TX_SYNC;
       if (in_frame && rx_ferr) begin
         status <= kFraming;
         state <= S_DISCARD;
       end else if (rx_valid) begin
-        crc <= crc8(crc, rx_data);
-        bytepos <= bytepos + 1'b1;
+        if (in_frame) crc <= crc_next;
         unique case (state)
-          S_SYNC: begin
+          S_SYNC:
+          if (rx_data == kSyncReq) begin
             crc <= '0;
-            if (rx_data == kSyncReq) state <= S_CMD;
+            bc <= '0;
+            addr_hi <= 1'b0;
+            len_hi <= 1'b0;
+            state <= S_HDR;
           end
-          S_CMD: begin
-            cmd <= rx_data;
-            state <= S_TAG;
-          end
-          S_TAG: begin
-            tag <= rx_data;
-            bytepos <= '0;
-            state <= S_ADDR;
-          end
-          S_ADDR: begin
-            addr <= {rx_data, addr[31:8]};
-            if (bytepos == 2'd3) begin
-              bytepos <= '0;
-              state <= S_LEN;
+          S_HDR: begin
+            bc <= bc + 1'b1;
+            if (bc == 3'd0) begin
+              op <= 2'(rx_data - 1'b1);
+              op_bad <= rx_data == 8'd0 || rx_data > 8'd4;
             end
-          end
-          S_LEN: begin
-            len <= {rx_data, len[15:8]};
-            if (bytepos == 2'd1) begin
-              bytepos <= '0;
-              cnt <= '0;
-              state <= S_PAYLOAD;
+            if (bc == 3'd1) tag <= rx_data;
+            // addr: bytes 2..5, little-endian; len: bytes 6..7
+            for (int j = 0; j < 32; j++) begin
+              if (bc == 3'(2 + j / 8)) begin
+                if (j < AB) addr[j] <= rx_data[j%8];
+                else if (rx_data[j%8]) addr_hi <= 1'b1;
+              end
             end
+            for (int j = 0; j < 16; j++) begin
+              if (bc == 3'(6 + j / 8)) begin
+                if (j < LB) len[j] <= rx_data[j%8];
+                else if (rx_data[j%8]) len_hi <= 1'b1;
+              end
+            end
+            if (bc == 3'd7) state <= S_CHECK;
           end
           S_PAYLOAD: begin
             word <= {rx_data, word[31:8]};
@@ -211,7 +222,6 @@ module tsr_uart_bridge #(
             if (cnt + 1'b1 == payload_len) state <= S_CRC;
           end
           S_CRC: begin
-            crc <= '0;
             cnt <= '0;
             if (rx_data != crc) begin
               status <= kBadCrc;
@@ -226,7 +236,7 @@ module tsr_uart_bridge #(
               status <= kOk;
               last_tag <= tag;
               last_valid <= 1'b0;  // set when a write completes
-              unique case (cmd)
+              unique case (op)
                 kMemRead: state <= S_TX_SYNC;
                 kMemWrite: state <= S_MW_READ;
                 kRegRead: state <= S_RR_ADDR;
@@ -237,22 +247,23 @@ module tsr_uart_bridge #(
           default: ;
         endcase
       end
-      // The header is complete: check it (the state was S_LEN's last byte).
-      if (state == S_PAYLOAD && cnt == '0 && !rx_valid && bytepos == '0) begin
-        if (!cmd_ok || !len_ok) begin
-          status <= cmd_ok ? kBadLength : kBadCommand;
-          state <= S_DISCARD;
-        end else if (payload_len == '0) begin
-          state <= S_CRC;
-        end
-      end
 
       unique case (state)
+        // The header is complete: check it.
+        S_CHECK: begin
+          cnt <= '0;
+          if (op_bad || !len_ok) begin
+            status <= op_bad ? kBadCommand : kBadLength;
+            state <= S_DISCARD;
+          end else begin
+            state <= payload_len == '0 ? S_CRC : S_PAYLOAD;
+          end
+        end
         S_MW_READ: state <= S_MW_REQ;  // buf_rd follows buf_ra (cnt) next cycle
         S_MW_REQ:
         if (mem_ready) begin
-          cnt <= cnt + 1'b1;
-          if ({cnt + 1'b1, 2'b0} == {2'b0, len}) begin
+          cnt <= words_done;
+          if (last_word) begin
             last_valid <= 1'b1;
             state <= S_TX_SYNC;
           end else begin
@@ -262,7 +273,7 @@ module tsr_uart_bridge #(
         S_MR_REQ:
         if (mem_ready) begin
           word <= mem_rdata;
-          bytepos <= '0;
+          bc <= '0;
           state <= S_TX_DATA;
         end
         S_RR_ADDR: if (m_axil_arready) state <= S_RR_DATA;
@@ -286,40 +297,40 @@ module tsr_uart_bridge #(
           state <= S_TX_SYNC;
         end
         // The reply: every byte after the sync byte goes into the CRC.
-        S_TX_SYNC: if (tx_ready) state <= S_TX_STATUS;
+        S_TX_SYNC:
+        if (tx_ready) begin
+          crc <= '0;
+          state <= S_TX_STATUS;
+        end
         S_TX_STATUS:
         if (tx_ready) begin
-          crc <= crc8(8'd0, status);
+          crc <= crc_next;
           state <= S_TX_TAG;
         end
         S_TX_TAG:
         if (tx_ready) begin
-          crc <= crc8(crc, tag);
-          bytepos <= '0;
+          crc <= crc_next;
+          bc <= '0;
           cnt <= '0;
           if (!reply_has_data) state <= S_TX_CRC;
-          else if (cmd == kMemRead) state <= S_MR_REQ;
+          else if (op == kMemRead) state <= S_MR_REQ;
           else state <= S_TX_DATA;
         end
         S_TX_DATA:
         if (tx_ready) begin
-          crc <= crc8(crc, word[7:0]);
-          word <= {8'd0, word[31:8]};
-          bytepos <= bytepos + 1'b1;
-          if (bytepos == 2'd3) begin
-            if (cmd == kMemRead && {cnt + 1'b1, 2'b0} != {2'b0, len}) begin
-              cnt <= cnt + 1'b1;
+          crc <= crc_next;
+          word <= {rx_data, word[31:8]};  // (the byte shifted in is never sent)
+          bc <= bc + 1'b1;
+          if (bc[1:0] == 2'd3) begin
+            if (op == kMemRead && !last_word) begin
+              cnt <= words_done;
               state <= S_MR_REQ;
             end else begin
               state <= S_TX_CRC;
             end
           end
         end
-        S_TX_CRC:
-        if (tx_ready) begin
-          crc <= '0;
-          state <= S_SYNC;
-        end
+        S_TX_CRC: if (tx_ready) state <= S_SYNC;
         default: ;
       endcase
     end

@@ -27,7 +27,8 @@ module tsr_bridge_tb #(
     output logic        rready
 );
   logic mem_valid, mem_we, mem_ready;
-  logic [31:0] mem_addr, mem_wdata, mem_rdata;
+  logic [14:0] mem_word;
+  logic [31:0] mem_wdata, mem_rdata;
   tsr_uart_bridge #(
       .CLKS_PER_BIT(CLKS_PER_BIT),
       .MEM_BYTES(131072),
@@ -38,7 +39,7 @@ module tsr_bridge_tb #(
       .m_axil_wstrb(wstrb), .m_axil_wvalid(wvalid), .m_axil_wready(wready), .m_axil_bresp(bresp),
       .m_axil_bvalid(bvalid), .m_axil_bready(bready), .m_axil_araddr(araddr), .m_axil_arvalid(arvalid),
       .m_axil_arready(arready), .m_axil_rdata(rdata), .m_axil_rresp(rresp), .m_axil_rvalid(rvalid),
-      .m_axil_rready(rready), .mem_valid(mem_valid), .mem_we(mem_we), .mem_addr(mem_addr),
+      .m_axil_rready(rready), .mem_valid(mem_valid), .mem_we(mem_we), .mem_word(mem_word),
       .mem_wdata(mem_wdata), .mem_ready(mem_ready), .mem_rdata(mem_rdata));
 
   /* verilator lint_off PINCONNECTEMPTY */
@@ -49,7 +50,7 @@ module tsr_bridge_tb #(
       .s_axi_awid(2'd0), .s_axi_awaddr(64'd0), .s_axi_awlen(8'd0), .s_axi_awvalid(1'b0), .s_axi_awready(),
       .s_axi_wdata(32'd0), .s_axi_wstrb(4'd0), .s_axi_wlast(1'b0), .s_axi_wvalid(1'b0), .s_axi_wready(),
       .s_axi_bid(), .s_axi_bresp(), .s_axi_bvalid(), .s_axi_bready(1'b1),
-      .mem_valid(mem_valid), .mem_we(mem_we), .mem_addr(mem_addr), .mem_wdata(mem_wdata),
+      .mem_valid(mem_valid), .mem_we(mem_we), .mem_word(mem_word), .mem_wdata(mem_wdata),
       .mem_ready(mem_ready), .mem_rdata(mem_rdata));
   /* verilator lint_on PINCONNECTEMPTY */
 endmodule

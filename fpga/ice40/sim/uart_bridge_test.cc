@@ -201,6 +201,7 @@ int main() {
   // The last word of memory.
   const uint8_t w[4] = {1, 2, 3, 4};
   EXPECT(ok(tb.Transact(Cmd::kMemWrite, ++tag, 131068, 4, w)));
+  std::copy(w, w + 4, host.begin() + 131068);
   r = tb.Transact(Cmd::kMemRead, ++tag, 131068, 4, nullptr);
   EXPECT(ok(r) && Le32(r.payload) == 0x04030201u);
 
@@ -244,6 +245,26 @@ int main() {
   EXPECT(r.got && r.crc_ok && r.status == static_cast<uint8_t>(ReplyStatus::kBusError));
   r = tb.Transact(Cmd::kRegRead, ++tag, tb.error_addr, 4, nullptr);
   EXPECT(r.got && r.status == static_cast<uint8_t>(ReplyStatus::kBusError) && r.payload.empty());
+  // Address bits above the memory's and the window's (the bridge keeps 17 and a flag), a sum that
+  // wraps 32 bits, a length's high byte: errors; the last 256 bytes of memory are in range.
+  const long reads = tb.reg_reads;
+  for (uint32_t a : {0x00020000u, 0x80000000u, 0x01000100u, 0xFFFFFFFCu}) {
+    r = tb.Transact(Cmd::kMemRead, ++tag, a, 8, nullptr);
+    EXPECT(r.got && r.status == static_cast<uint8_t>(ReplyStatus::kBusError));
+    r = tb.Transact(Cmd::kMemWrite, ++tag, a, 4, w);
+    EXPECT(r.got && r.status == static_cast<uint8_t>(ReplyStatus::kBusError));
+    r = tb.Transact(Cmd::kRegRead, ++tag, (a & ~0xFFFu) | 0x010, 4, nullptr);
+    EXPECT(r.got && r.status == static_cast<uint8_t>(ReplyStatus::kBusError));
+  }
+  EXPECT(tb.reg_reads == reads);
+  r = tb.Transact(Cmd::kMemRead, ++tag, 131072 - 256, 256, nullptr);
+  EXPECT(ok(r) && std::equal(r.payload.begin(), r.payload.end(), host.end() - 256));
+  tb.Send(EncodeRequest(Cmd::kMemRead, ++tag, 0, 0x1004, nullptr));
+  r = tb.Receive(0);
+  EXPECT(r.got && r.status == static_cast<uint8_t>(ReplyStatus::kBadLength));
+  tb.Send(EncodeRequest(Cmd::kRegRead, ++tag, 0x010, 0x0104, nullptr));
+  r = tb.Receive(0);
+  EXPECT(r.got && r.status == static_cast<uint8_t>(ReplyStatus::kBadLength));
 
   // A UART framing error inside a frame.
   f = EncodeRequest(Cmd::kRegRead, ++tag, 0x010, 4, nullptr);
