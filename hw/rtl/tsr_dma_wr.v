@@ -62,8 +62,8 @@ module tsr_dma_wr #(
   localparam int CTR_W = TSR_CFG_COUNTERS_BITS;
   localparam int EW = TSR_MEM_SRAM_W;
   localparam int XW = TSR_MEM_X_SIZE_W, YW = TSR_MEM_Y_SIZE_W, PW = TSR_MEM_Y_PAD0_W, SW = TSR_MEM_X_STRIDE_W;
-  localparam int RW = (YW > PW ? YW : PW) + 2;  // rows, padding included
-  localparam int CW = (XW > PW ? XW : PW) + 2;  // columns, padding included
+  localparam int RW = $clog2((1 << YW) + 2 * (1 << PW) - 2);  // rows, padding included (at most 2^YW - 1 + 2 (2^PW - 1))
+  localparam int CW = $clog2((1 << XW) + 2 * (1 << PW) - 2);  // columns, padding included
   localparam int RBW = CW + LOGE;  // bytes of a DRAM row
   localparam int OW = $clog2(TSR_CFG_DRAM_MAX_OUTSTANDING + 2);
   localparam int WC_W = $clog2(T_SETUP + 1) + 1;
