@@ -3,7 +3,7 @@
 // UART bridge (tsr_uart_bridge) on its register window and the memory. The
 // Verilated board that the `uart` transport is tested against is this module.
 // Sizes come from the generated header (`tessera isa verilog -c CONFIG`); the
-// config must have a 4-byte memory port and at most 128 KiB of DRAM.
+// config must have a 4- or 2-byte memory port and at most 128 KiB of DRAM.
 module tsr_board #(
     parameter int CLKS_PER_BIT = 12
 ) (
@@ -15,8 +15,9 @@ module tsr_board #(
 );
 `include "tessera_cfg.vh"
   localparam int MEM_BYTES = TSR_CFG_DRAM_SIZE_BYTES;
-  if (TSR_CFG_DRAM_BYTES_PER_CYCLE != 4 || MEM_BYTES > 131072) begin : g_bad_config
-    $error("tsr_board: the iCE40 board needs dram.bytes_per_cycle = 4 and dram.size_bytes <= 131072");
+  localparam int BEAT = TSR_CFG_DRAM_BYTES_PER_CYCLE;
+  if ((BEAT != 4 && BEAT != 2) || MEM_BYTES > 131072) begin : g_bad_config
+    $error("tsr_board: the iCE40 board needs dram.bytes_per_cycle 4 or 2 and dram.size_bytes <= 131072");
   end
 
   logic [11:0] awaddr, araddr;
@@ -46,8 +47,8 @@ module tsr_board #(
   logic [2:0] arsize, awsize;
   logic axi_arvalid, axi_arready, axi_rlast, axi_rvalid, axi_rready;
   logic axi_awvalid, axi_awready, axi_wlast, axi_wvalid, axi_wready, axi_bvalid, axi_bready;
-  logic [31:0] axi_rdata, axi_wdata;
-  logic [3:0] axi_wstrb;
+  logic [8*BEAT-1:0] axi_rdata, axi_wdata;
+  logic [BEAT-1:0] axi_wstrb;
 
   tsr_accel accel (
       .clk(clk), .rst(rst),
@@ -67,7 +68,7 @@ module tsr_board #(
       .m_axi_bid(bid), .m_axi_bresp(axi_bresp), .m_axi_bvalid(axi_bvalid), .m_axi_bready(axi_bready),
       .irq(irq));
 
-  tsr_spram_mem #(.MEM_BYTES(MEM_BYTES), .N_OUT(TSR_CFG_DRAM_MAX_OUTSTANDING)) mem (
+  tsr_spram_mem #(.MEM_BYTES(MEM_BYTES), .N_OUT(TSR_CFG_DRAM_MAX_OUTSTANDING), .BEAT_BYTES(BEAT)) mem (
       .clk(clk), .rst(rst),
       .s_axi_arid(arid), .s_axi_araddr(axi_araddr), .s_axi_arlen(arlen), .s_axi_arvalid(axi_arvalid),
       .s_axi_arready(axi_arready), .s_axi_rid(rid), .s_axi_rdata(axi_rdata), .s_axi_rresp(axi_rresp),
