@@ -8,8 +8,12 @@
 // rise exactly in the End cycle, `busy` must be high exactly in S .. End-1,
 // and the MACs reported must be the Core's count. A mismatch prints the seed,
 // the instruction index and its assembly; `--seed S --insns N` replays it.
+// First, directed out-of-range instructions whose first bad index is exactly
+// 2^bits of the index (it wraps into range at index width): `oob` must rise
+// in the cycle after that iteration's uop arrives, not before. With --held 1
+// the instruction stays on `insn` until `done` (the module Verilated HELD).
 //
-// Usage: Vtsr_compute_exec CONFIG.json [--seed S] [--insns N]
+// Usage: Vtsr_compute_exec CONFIG.json [--seed S] [--insns N] [--held 0|1]
 #include <fmt/format.h>
 
 #include <cstdint>
@@ -75,9 +79,10 @@ struct Mismatch {
 
 class Bench {
  public:
-  Bench(const HwConfig& cfg, uint64_t seed)
+  Bench(const HwConfig& cfg, uint64_t seed, bool held)
       : cfg_(cfg),
         seed_(seed),
+        held_(held),
         rng_(seed),
         core_(cfg, uint64_t{1} << 20),
         uop_(cfg.uop_entries, 4),
@@ -89,6 +94,9 @@ class Bench {
   int Run(int64_t insns);
 
  private:
+  // The directed wrap-around faults (see the file comment); false on a mismatch.
+  bool RunWrapFaults();
+  bool RunFault(const Instruction& in, const std::vector<Uop>& uops);
   int64_t Rand(int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng_); }
   bool Chance(int percent) { return Rand(0, 99) < percent; }
   // Writes `n` DRAM-format elements of memory type m at entry `first` into
@@ -104,6 +112,7 @@ class Bench {
 
   const HwConfig& cfg_;
   uint64_t seed_;
+  bool held_;
   std::mt19937_64 rng_;
   Core core_;
   Vtsr_compute_exec m_;
@@ -113,6 +122,7 @@ class Bench {
   bool done_ = false, busy_ = false, acc_we_ = false, oob_ = false;
   uint64_t macs_ = 0;
   int64_t iterations_ = 0;
+  int64_t wrap_faults_ = 0;  // directed wrap-around cases run
 };
 
 void Bench::Fill(MemType m, int64_t first, int64_t n, const std::vector<uint8_t>& bytes) {
@@ -326,6 +336,93 @@ void Bench::Check(int64_t macs) {
   if (static_cast<int64_t>(macs_) != macs) throw Mismatch{fmt::format("MACs: rtl {} core {}", macs_, macs)};
 }
 
+// One out-of-range instruction on uops written at 0: `oob` must rise exactly
+// in cycle S + 2 + (the cycles of the iterations before the first bad one:
+// one each for GEMM, the ALU's c_i from sim/timing.h) and `done` follow.
+bool Bench::RunFault(const Instruction& in, const std::vector<Uop>& uops) {
+  WriteUops(in.uop_bgn, uops);
+  int64_t good = 0;  // iterations before the first bad one
+  if (!ValidateInstruction(cfg_, in).ok() || core_.ForEachIteration(in, 0, [&](const LoopIndex&) { ++good; }).ok())
+    return true;  // the case does not apply to this config (a step wider than its field)
+  const bool gemm = in.op() == Opcode::kGemm;
+  TSR_CHECK(gemm || (in.iter_in == 1 && uops.size() == 1), "ALU wrap cases iterate i0 only");
+  Instruction before = in;
+  before.iter_out = good;
+  const int64_t lead = gemm ? good : AluIterationCyclesOf(core_, before, 0).value();
+  TSR_CHECK(!core_.Execute(in, 0).ok(), "an out-of-range instruction executed");
+  const Word128 word = Encode(cfg_, in).value();
+  const int64_t S = t_, rise = S + 2 + lead;
+  std::string bad;
+  for (int64_t t = S; t < rise + 200 && bad.empty(); ++t) {
+    Cycle(t == S, t == S || held_ ? word : Word128{});
+    if (t > S && t < rise && oob_) bad = fmt::format("oob in cycle S+{}, before S+{}", t - S, rise - S);
+    if (t == rise && !oob_) bad = fmt::format("oob low in cycle S+{} (the first bad iteration is {})", t - S, good);
+    if (t > rise && done_) break;
+  }
+  if (bad.empty() && !done_) bad = "no done";
+  if (!bad.empty()) {
+    fmt::print(stderr, "MISMATCH seed {} wrap-around fault: {}\n  {}\n", seed_, bad, FormatInstruction(cfg_, in));
+    return false;
+  }
+  SyncAccFromCore();
+  ++wrap_faults_;
+  return true;
+}
+
+bool Bench::RunWrapFaults() {
+  const int64_t A = cfg_.acc_entries, NW = cfg_.wgt_entries;
+  const int64_t src_top = int64_t{1} << cfg_.layout.uop_slot(UopFieldId::src).width;
+  auto gemm = [](int64_t io, int64_t ii) {
+    Instruction in;
+    in.opcode = static_cast<int64_t>(Opcode::kGemm);
+    in.uop_bgn = 0, in.uop_end = 1, in.iter_out = io, in.iter_in = ii;
+    return in;
+  };
+  auto alu = [&](AluOp op, int64_t io) {
+    Instruction in = gemm(io, 1);
+    in.opcode = static_cast<int64_t>(Opcode::kAlu);
+    in.alu_op = static_cast<int64_t>(op);
+    return in;
+  };
+  std::vector<std::pair<Instruction, Uop>> cases;
+  Instruction in = gemm(3, 1);
+  in.dst_out = A / 2;  // dst: 0, A/2, A (the outer step)
+  cases.push_back({in, Uop{0, 0, 0}});
+  in = gemm(1, 3);
+  in.dst_in = A / 2;  // the inner step
+  cases.push_back({in, Uop{0, 0, 0}});
+  in = gemm(2, 1);
+  in.dst_out = A - 1;  // the uop's field: 1, A
+  cases.push_back({in, Uop{1, 0, 0}});
+  in = gemm(3, 1);
+  in.src_out = src_top / 2;  // inp: 0, 2^(bits-1), 2^bits
+  cases.push_back({in, Uop{0, 0, 0}});
+  in = gemm(1, 3);
+  in.src_in = src_top / 2;
+  cases.push_back({in, Uop{0, 0, 0}});
+  in = gemm(3, 1);
+  in.wgt_out = NW / 2;  // wgt: 0, NW/2, NW
+  cases.push_back({in, Uop{0, 0, 0}});
+  in = gemm(1, 3);
+  in.wgt_in = NW / 2;
+  cases.push_back({in, Uop{0, 0, 1}});
+  in = gemm(2, 1);
+  in.wgt_out = NW - 1;
+  cases.push_back({in, Uop{0, 0, 1}});
+  in = alu(AluOp::kAdd, 2);
+  in.src_out = src_top - (A - 1);  // the ALU's source: A - 1, 2^bits
+  cases.push_back({in, Uop{0, A - 1, 0}});
+  in = alu(AluOp::kMul, 3);
+  in.use_imm = 1, in.imm = 3, in.dst_out = A / 2;  // a multiply's passes before the bad iteration
+  cases.push_back({in, Uop{0, 0, 0}});
+  in = alu(AluOp::kMax, 3);
+  in.src_out = 1, in.dst_out = A / 2;  // source reads (two per iteration) before it
+  cases.push_back({in, Uop{0, 0, 0}});
+  for (const auto& [c, u] : cases)
+    if (!RunFault(c, {u})) return false;
+  return true;
+}
+
 int Bench::Run(int64_t insns) {
   // Random scratchpads, then reset.
   auto random_bytes = [&](int64_t n) {
@@ -342,6 +439,7 @@ int Bench::Run(int64_t insns) {
   m_.rst = 0;
   Cycle(false, Word128{});
   t_ = 0;
+  if (!RunWrapFaults()) return 1;
 
   int64_t counts[2][2] = {};  // [gemm/alu][reset]
   int64_t c2 = 0, faults = 0;
@@ -360,7 +458,7 @@ int Bench::Run(int64_t insns) {
       bool seen = false;
       for (int64_t t = S;
            t < S + (1 + timing::AluPasses(cfg_) * cfg_.alu_mul_cycles) * timing::GemmIterations(in) + 200; ++t) {
-        Cycle(t == S, t == S ? word : Word128{});
+        Cycle(t == S, t == S || held_ ? word : Word128{});
         if (done_ && t != S) break;
         seen = seen || (oob_ && t != S);  // in S it is the previous instruction's
       }
@@ -397,7 +495,7 @@ int Bench::Run(int64_t insns) {
     macs_ = 0;
     try {
       for (int64_t t = S; t < End; ++t) {
-        Cycle(t == S, t == S ? word : Word128{});
+        Cycle(t == S, t == S || held_ ? word : Word128{});
         if (!busy_) throw Mismatch{fmt::format("busy low in cycle S+{} (End = S+{})", t - S, cycles)};
         if (oob_ && t != S) throw Mismatch{fmt::format("oob in cycle S+{} of an in-range instruction", t - S)};
         if (done_ && t != S) throw Mismatch{fmt::format("done in cycle S+{}, End is S+{}", t - S, cycles)};
@@ -425,8 +523,10 @@ int Bench::Run(int64_t insns) {
   }
   fmt::print(
       "config {} seed {}: {} instructions ({} GEMM, {} GEMM reset, {} ALU, {} ALU reset), {} iterations, "
-      "{} second acc reads, {} out of range (oob raised), {} cycles: rtl == core, done in every End cycle\n",
-      cfg_.name, seed_, insns, counts[0][0], counts[0][1], counts[1][0], counts[1][1], iterations_, c2, faults, t_);
+      "{} second acc reads, {} out of range (oob raised) and {} wrapping at index width (oob in its cycle), {} cycles: "
+      "rtl == core, done in every End cycle\n",
+      cfg_.name, seed_, insns, counts[0][0], counts[0][1], counts[1][0], counts[1][1], iterations_, c2, faults,
+      wrap_faults_, t_);
   return 0;
 }
 
@@ -440,18 +540,21 @@ int main(int argc, char** argv) {
   }
   uint64_t seed = 1;
   int64_t insns = 2000;
+  bool held = false;
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--seed")
       seed = std::strtoull(argv[i + 1], nullptr, 0);
     else if (a == "--insns")
       insns = std::strtoll(argv[i + 1], nullptr, 0);
+    else if (a == "--held")
+      held = std::strtol(argv[i + 1], nullptr, 0) != 0;
   }
   auto cfg = tessera::LoadHwConfig(argv[1]);
   if (!cfg.ok()) {
     fmt::print(stderr, "{}\n", cfg.status().ToString());
     return 2;
   }
-  tessera::Bench bench(*cfg, seed);
+  tessera::Bench bench(*cfg, seed, held);
   return bench.Run(insns);
 }

@@ -889,7 +889,9 @@ module tsr_accel (
     logic [TSR_ACC_IDX_BITS-1:0] acc_ra, ex_acc_wa, ex_out_wa;
     logic [ACC_DW-1:0] acc_rd, ex_acc_wd;
     logic [OUT_DW-1:0] ex_out_wd;
-    tsr_compute_exec u_exec (
+    tsr_compute_exec #(
+        .HELD(SERIAL)  // the one command slot holds the instruction until it completes
+    ) u_exec (
         .clk(clk),
         .rst(clr),
         .start(cp_start_exec),

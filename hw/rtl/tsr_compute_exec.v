@@ -24,17 +24,22 @@
 // takes the youngest such write's data; the operand register snoops writes.
 // Needs P_gemm >= 2 and P_alu >= 2 (the uop and operand reads take a cycle
 // each); scratchpads are tsr_sdp_ram (registered read-first read, 1 cycle).
-// Indices are computed at full width: `oob` rises (from the cycle after the
-// first offending iteration's uop arrives until the next `start`) when one is
-// out of range by sim/core_inl.h's rule (dst; the source when read; the
+// Indices are computed at index width with a sticky "too large" flag (the
+// offsets are sums of non-negative terms: once a partial sum reaches 2^width
+// every index built on it is out of range): `oob` rises (from the cycle after
+// the first offending iteration's uop arrives until the next `start`) when one
+// is out of range by sim/core_inl.h's rule (dst; the source when read; the
 // weight for a non-reset GEMM); the controller then faults the run, so what is
 // written meanwhile (at the truncated index) does not matter.
+// HELD (the serial core's one command slot): `insn` stays the running
+// instruction from `start` until `done`, so it is not copied.
 // HAS_GEMM, HAS_ALU: both runs GEMM and ALU (one instruction at a time); one
 // of them, the compute module's two pipes with timing.compute_overlap
 // (docs/microarch.md "Overlap"): the other datapath is not built.
 module tsr_compute_exec #(
     parameter bit HAS_GEMM = 1'b1,
-    parameter bit HAS_ALU  = 1'b1
+    parameter bit HAS_ALU  = 1'b1,
+    parameter bit HELD     = 1'b0
 ) (
     input  logic               clk,
     input  logic               rst,
@@ -95,11 +100,14 @@ module tsr_compute_exec #(
   localparam int KS_W = K > 1 ? $clog2(K) : 1;
   localparam int GW = NL * AW_;  // one pass's elements
   localparam int PC_W = $clog2(NP * K) + 1;
+  // Held rows: with no result stages and several pass cycles (NP x K > 1) the
+  // operand rows stay where they are read through the passes.
+  localparam bit ROWS = AP == 0 && NP * K > 1;
   localparam int CNT_W = 7 + $clog2(NP * K);  // P_gemm, P_alu <= 64 (isa/config.def), plus NP x K - 1
-  // Full-width index offsets: uop field + (2^IT_W - 1) * 2 * step < 2^(IT_W+AW+1).
-  localparam int DOW = IT_W + ACC_AW + 1;
-  localparam int SOW = IT_W + SRC_W + 1;
-  localparam int WOW = IT_W + WGT_AW + 1;
+  // Index offsets: the index bits and a sticky flag above them (offset >= 2^bits).
+  localparam int DOW = ACC_AW + 1;
+  localparam int SOW = SRC_W + 1;
+  localparam int WOW = WGT_AW + 1;
 
   // ---- Decode (only the fields of GEMM and ALU; the formats share the
   // header fields, each is read at its own format's position).
@@ -144,8 +152,8 @@ module tsr_compute_exec #(
     end
   end
 
-  // The instruction, held from `start` on; k_* is the held one or, in the
-  // start cycle, the decoded one.
+  // The instruction, held from `start` on (with HELD the caller's); k_* is
+  // the held one or, in the start cycle, the decoded one.
   logic q_alu, q_reset, q_use_imm;
   logic [UOP_AW-1:0] q_uop_bgn;
   logic [UE_W-1:0] q_uop_end;
@@ -155,23 +163,30 @@ module tsr_compute_exec #(
   logic [WGT_AW-1:0] q_wgt_out, q_wgt_in;
   logic [OP_W-1:0] q_op;
   logic [IMM_W-1:0] q_imm;
-  always_ff @(posedge clk) begin
-    if (start) begin
-      q_alu <= d_alu;
-      q_reset <= d_reset;
-      q_use_imm <= d_use_imm;
-      q_uop_bgn <= d_uop_bgn;
-      q_uop_end <= d_uop_end;
-      q_iter_out <= d_iter_out;
-      q_iter_in <= d_iter_in;
-      q_dst_out <= d_dst_out;
-      q_dst_in <= d_dst_in;
-      q_src_out <= d_src_out;
-      q_src_in <= d_src_in;
-      q_wgt_out <= d_wgt_out;
-      q_wgt_in <= d_wgt_in;
-      q_op <= d_op;
-      q_imm <= d_imm;
+  if (HELD) begin : g_held
+    assign {q_alu, q_reset, q_use_imm, q_uop_bgn, q_uop_end, q_iter_out, q_iter_in, q_dst_out, q_dst_in, q_src_out,
+            q_src_in, q_wgt_out, q_wgt_in, q_op, q_imm} = {d_alu, d_reset, d_use_imm, d_uop_bgn, d_uop_end, d_iter_out,
+                                                          d_iter_in, d_dst_out, d_dst_in, d_src_out, d_src_in,
+                                                          d_wgt_out, d_wgt_in, d_op, d_imm};
+  end else begin : g_copy
+    always_ff @(posedge clk) begin
+      if (start) begin
+        q_alu <= d_alu;
+        q_reset <= d_reset;
+        q_use_imm <= d_use_imm;
+        q_uop_bgn <= d_uop_bgn;
+        q_uop_end <= d_uop_end;
+        q_iter_out <= d_iter_out;
+        q_iter_in <= d_iter_in;
+        q_dst_out <= d_dst_out;
+        q_dst_in <= d_dst_in;
+        q_src_out <= d_src_out;
+        q_src_in <= d_src_in;
+        q_wgt_out <= d_wgt_out;
+        q_wgt_in <= d_wgt_in;
+        q_op <= d_op;
+        q_imm <= d_imm;
+      end
     end
   end
   logic [UOP_AW-1:0] k_uop_bgn;
@@ -241,6 +256,27 @@ module tsr_compute_exec #(
   assign uop_re = c_on;
   assign uop_ra = c_addr;
 
+  // The next offsets (one adder per index): the inner step, or the outer step
+  // from the base when the inner loop wraps; the flag is sticky.
+  logic [DOW-1:0] o_doff, n_dsum, n_doff;
+  logic [SOW-1:0] o_soff, n_ssum, n_soff;
+  logic [WOW-1:0] o_woff, n_wsum, n_woff;
+  assign o_doff = i1_wrap ? c_dbase : c_doff;
+  assign o_soff = i1_wrap ? c_sbase : c_soff;
+  assign o_woff = i1_wrap ? c_wbase : c_woff;
+  logic [ACC_AW-1:0] st_d;
+  logic [SRC_W-1:0] st_s;
+  logic [WGT_AW-1:0] st_w;
+  assign st_d = i1_wrap ? k_dst_out : k_dst_in;
+  assign st_s = i1_wrap ? k_src_out : k_src_in;
+  assign st_w = i1_wrap ? k_wgt_out : k_wgt_in;
+  assign n_dsum = DOW'(o_doff[ACC_AW-1:0]) + DOW'(st_d);
+  assign n_ssum = SOW'(o_soff[SRC_W-1:0]) + SOW'(st_s);
+  assign n_wsum = WOW'(o_woff[WGT_AW-1:0]) + WOW'(st_w);
+  assign n_doff = {o_doff[ACC_AW] | n_dsum[ACC_AW], n_dsum[ACC_AW-1:0]};
+  assign n_soff = {o_soff[SRC_W] | n_ssum[SRC_W], n_ssum[SRC_W-1:0]};
+  assign n_woff = {o_woff[WGT_AW] | n_wsum[WGT_AW], n_wsum[WGT_AW-1:0]};
+
   logic stall;  // stage A takes a second read cycle (ALU source row) or the lanes' passes hold it
   logic advance;
   assign advance = c_on && !stall;
@@ -265,20 +301,17 @@ module tsr_compute_exec #(
         f_addr <= c_addr + UOP_AW'(1);
       end else begin
         f_addr <= k_uop_bgn;
+        f_doff <= n_doff;
+        f_soff <= n_soff;
+        f_woff <= n_woff;
         if (!i1_wrap) begin
           f_i1 <= c_i1 + IT_W'(1);
-          f_doff <= c_doff + DOW'(k_dst_in);
-          f_soff <= c_soff + SOW'(k_src_in);
-          f_woff <= c_woff + WOW'(k_wgt_in);
         end else begin
           f_i1 <= '0;
           f_i0 <= c_i0 + IT_W'(1);
-          f_dbase <= c_dbase + DOW'(k_dst_out);
-          f_sbase <= c_sbase + SOW'(k_src_out);
-          f_wbase <= c_wbase + WOW'(k_wgt_out);
-          f_doff <= c_dbase + DOW'(k_dst_out);
-          f_soff <= c_sbase + SOW'(k_src_out);
-          f_woff <= c_wbase + WOW'(k_wgt_out);
+          f_dbase <= n_doff;
+          f_sbase <= n_soff;
+          f_wbase <= n_woff;
         end
       end
     end
@@ -304,23 +337,24 @@ module tsr_compute_exec #(
   logic [UOP_DW-1:0] uop_word;
   /* verilator lint_on UNUSEDSIGNAL */
   assign uop_word = uop_rd;
-  logic [DOW-1:0] a_dst_full;
-  logic [SOW-1:0] a_src_full;
-  logic [WOW-1:0] a_wgt_full;
-  assign a_dst_full = a_doff + DOW'(uop_word[TSR_UOP_DST_LSB+:TSR_UOP_DST_W]);
-  assign a_src_full = a_soff + SOW'(uop_word[TSR_UOP_SRC_LSB+:TSR_UOP_SRC_W]);
-  assign a_wgt_full = a_woff + WOW'(uop_word[TSR_UOP_WGT_LSB+:TSR_UOP_WGT_W]);
-  assign a_dst = a_dst_full[ACC_AW-1:0];
-  assign a_src = a_src_full[SRC_W-1:0];
-  assign a_wgt = a_wgt_full[WGT_AW-1:0];
+  // Index = offset + uop field; its top bit (the carry) or the offset's flag: >= 2^bits.
+  logic [DOW-1:0] a_dst_sum;
+  logic [SOW-1:0] a_src_sum;
+  logic [WOW-1:0] a_wgt_sum;
+  assign a_dst_sum = DOW'(a_doff[ACC_AW-1:0]) + DOW'(uop_word[TSR_UOP_DST_LSB+:TSR_UOP_DST_W]);
+  assign a_src_sum = SOW'(a_soff[SRC_W-1:0]) + SOW'(uop_word[TSR_UOP_SRC_LSB+:TSR_UOP_SRC_W]);
+  assign a_wgt_sum = WOW'(a_woff[WGT_AW-1:0]) + WOW'(uop_word[TSR_UOP_WGT_LSB+:TSR_UOP_WGT_W]);
+  assign a_dst = a_dst_sum[ACC_AW-1:0];
+  assign a_src = a_src_sum[SRC_W-1:0];
+  assign a_wgt = a_wgt_sum[WGT_AW-1:0];
 
-  // Range check at full width (sim/core_inl.h): sticky until the next start.
+  // Range check (sim/core_inl.h): sticky until the next start.
   logic a_oob, oob_q;
   always_comb begin
-    a_oob = a_dst_full >= DOW'(TSR_ACC_ENTRIES);
+    a_oob = a_doff[ACC_AW] || a_dst_sum >= DOW'(TSR_ACC_ENTRIES);
     if (!q_reset && !(q_alu && q_use_imm))
-      a_oob = a_oob || a_src_full >= SOW'(q_alu ? TSR_ACC_ENTRIES : TSR_INP_ENTRIES);
-    if (!q_reset && !q_alu) a_oob = a_oob || a_wgt_full >= WOW'(TSR_WGT_ENTRIES);
+      a_oob = a_oob || a_soff[SRC_W] || a_src_sum >= SOW'(q_alu ? TSR_ACC_ENTRIES : TSR_INP_ENTRIES);
+    if (!q_reset && !q_alu) a_oob = a_oob || a_woff[WGT_AW] || a_wgt_sum >= WOW'(TSR_WGT_ENTRIES);
     a_oob = a_oob && a_valid;
   end
   always_ff @(posedge clk) begin
@@ -330,15 +364,22 @@ module tsr_compute_exec #(
   assign oob = oob_q;
 
   // The last write (committed at the end of the previous cycle): a read issued
-  // in that cycle returned the row without it.
+  // in that cycle returned the row without it. wl_d keeps the row until the
+  // next write; with held rows (ROWS below) a pass leaves its results in its
+  // group of it (wl_v is low then: no write in the cycle before).
   logic wl_v;
   logic [ACC_AW-1:0] wl_a;
   logic [ACC_DW-1:0] wl_d;
+  logic [NP-1:0] wl_pass;  // the group a pass's results go to
+  logic [GW-1:0] l_res;  // the lanes' results of one pass
   always_ff @(posedge clk) begin
     if (rst) wl_v <= 1'b0;
     else wl_v <= acc_we;
     wl_a <= acc_wa;
-    wl_d <= acc_wd;
+    for (int g = 0; g < NP; g++) begin
+      if (acc_we) wl_d[g*GW+:GW] <= acc_wd[g*GW+:GW];
+      else if (wl_pass[g]) wl_d[g*GW+:GW] <= l_res;
+    end
   end
 
   // ---- GEMM: inp/wgt read in A, the core, the acc operand read one cycle
@@ -484,9 +525,10 @@ module tsr_compute_exec #(
   // E (NPC cycles of passes; e_valid marks the first, e_fin the last) and AP result
   // stages s[0..AP-1] (s[0] youngest) of whole rows; the write leaves the
   // last stage (or E's last pass when AP = 0). The operands are forwarded in
-  // the first pass (e_dv, e_b) and held for the others.
+  // the first pass (e_dv, e_b) and held for the others (ROWS: e_hold keeps
+  // the first pass's forwarding of the destination row).
   logic [ACC_DW-1:0] e_dv, e_ov, e_b, e_res;
-  logic e_fin;
+  logic e_fin, e_hold;
   logic [ACC_DW-1:0] imm_row;
   for (genvar l = 0; l < LANES; l++) begin : g_imm
     assign imm_row[l*AW_+:AW_] = AW_'($signed(q_imm));
@@ -497,7 +539,7 @@ module tsr_compute_exec #(
   logic alu_we;
   if (AP == 0) begin : g_ap0
     always_comb begin
-      e_dv = (wl_v && wl_a == e_dst) ? wl_d : acc_rd;
+      e_dv = ((wl_v && wl_a == e_dst) || e_hold) ? wl_d : acc_rd;
       e_ov = op_q;
     end
     assign alu_we = e_fin;
@@ -519,7 +561,7 @@ module tsr_compute_exec #(
       end
     end
     always_comb begin
-      e_dv = (wl_v && wl_a == e_dst) ? wl_d : acc_rd;
+      e_dv = ((wl_v && wl_a == e_dst) || e_hold) ? wl_d : acc_rd;
       e_ov = op_q;
       for (int s = AP - 1; s >= 0; s--) begin
         if (s_v[s] && s_a[s] == e_dst) e_dv = s_d[s];
@@ -531,17 +573,55 @@ module tsr_compute_exec #(
     assign alu_wd = s_d[AP-1];
   end
 
-  assign e_b = q_use_imm ? imm_row : e_ov;
   // The lanes' operands and results of one pass (group p: elements p*NL ..).
-  logic [GW-1:0] l_dv, l_b, l_res;
+  logic [GW-1:0] l_dv, l_b;
   logic [KS_W-1:0] mstep;  // a multiply's step in its pass (0 for other ops)
-  if (K > 1) begin : g_steps
+  if (ROWS) begin : g_held_rows
+    // The rows stay put through the passes: the destination in acc_rd (no
+    // read comes before the last pass) or, forwarded, in wl_d (no write comes
+    // before the last pass's), the source in op_q. Pass p takes their group p
+    // and leaves its results in group p of wl_d; the last pass writes the row.
+    localparam int PW = NP > 1 ? $clog2(NP) : 1;
+    logic e_on, e_hit, pass_end;  // E after its first cycle; its forwarding
+    logic [PW-1:0] pass, pq;
+    if (K > 1) begin : g_ms
+      logic [KS_W-1:0] ms_q;
+      assign mstep = e_valid ? '0 : ms_q;
+      always_ff @(posedge clk) ms_q <= pass_end ? '0 : mstep + KS_W'(1);
+    end else begin : g_ms1
+      assign mstep = '0;
+    end
+    assign pass_end = !q_mul || mstep == KS_W'(K - 1);
+    assign pass = e_valid ? '0 : pq;
+    assign e_fin = (e_valid || e_on) && pass_end && pass == PW'(NP - 1);
+    assign e_hold = !e_valid && e_hit;
+    always_ff @(posedge clk) begin
+      if (rst) e_on <= 1'b0;
+      else e_on <= (e_valid || e_on) && !e_fin;
+      if (e_valid) e_hit <= wl_v && wl_a == e_dst;
+      if (e_valid || pass_end) pq <= pass_end ? pass + PW'(1) : pass;
+    end
+    for (genvar g = 0; g < NP; g++) begin : g_wl
+      assign wl_pass[g] = (e_valid || e_on) && pass_end && pass == PW'(g);
+    end
+    assign e_b = q_use_imm ? imm_row : e_ov;
+    assign l_dv = e_dv[pass*GW+:GW];
+    assign l_b = e_b[pass*GW+:GW];
+    if (NP == 1) begin : g_row
+      assign e_res = l_res;
+    end else begin : g_rest
+      assign e_res = {l_res, wl_d[ACC_DW-GW-1:0]};
+    end
+  end else if (K > 1) begin : g_steps
     // Passes of K cycles (a multiply) or 1: the whole row's operands are
     // held, the current group at the bottom, shifted down after each pass.
     logic [PC_W-1:0] left;  // cycles left after this one, from the second on
     logic [KS_W-1:0] ms_q;
     logic [ACC_DW-1:0] x_dv, x_b;
     logic pass_end;
+    assign e_b = q_use_imm ? imm_row : e_ov;
+    assign e_hold = 1'b0;
+    assign wl_pass = '0;
     assign mstep = e_valid ? '0 : ms_q;
     assign pass_end = !q_mul || mstep == KS_W'(K - 1);
     always_ff @(posedge clk) begin
@@ -564,6 +644,9 @@ module tsr_compute_exec #(
       assign e_res = {l_res, x_res};
     end
   end else if (NP == 1) begin : g_full
+    assign e_b = q_use_imm ? imm_row : e_ov;
+    assign e_hold = 1'b0;
+    assign wl_pass = '0;
     assign mstep = '0;
     assign e_fin = e_valid;
     assign l_dv = e_dv;
@@ -571,6 +654,9 @@ module tsr_compute_exec #(
     assign e_res = l_res;
   end else begin : g_shared
     localparam int RW = ACC_DW - GW;  // the groups after the first
+    assign e_b = q_use_imm ? imm_row : e_ov;
+    assign e_hold = 1'b0;
+    assign wl_pass = '0;
     assign mstep = '0;
     logic [PC_W-1:0] left;  // passes left after this one, from the second pass on
     logic [RW-1:0] x_dv, x_b, x_res;
