@@ -381,6 +381,13 @@ module tsr_compute_exec #(
       else if (wl_pass[g]) wl_d[g*GW+:GW] <= l_res;
     end
   end
+  // A row read in the cycle before, forwarded from the last write: the one
+  // mux serves the GEMM operand, the ALU's source load (A2) and destination
+  // (E; ROWS: e_hold through the passes), never two in one cycle.
+  logic [ACC_AW-1:0] fwd_a;
+  logic [ACC_DW-1:0] row_fwd;
+  logic e_hold;
+  assign row_fwd = ((wl_v && wl_a == fwd_a) || e_hold) ? wl_d : acc_rd;
 
   // ---- GEMM: inp/wgt read in A, the core, the acc operand read one cycle
   // before the core's result leaves (A + GP), forwarded from the last write.
@@ -415,7 +422,7 @@ module tsr_compute_exec #(
   logic gc_valid, gc_reset;
   logic [ACC_AW-1:0] gc_dst;
   logic [ACC_DW-1:0] gc_acc_in, gc_out;
-  assign gc_acc_in = (wl_v && wl_a == gc_dst) ? wl_d : acc_rd;
+  assign gc_acc_in = row_fwd;
   if (HAS_GEMM) begin : g_core
     tsr_gemm_core #(
         .BATCH(TSR_BATCH),
@@ -514,13 +521,13 @@ module tsr_compute_exec #(
     if (need2) ld_a <= ACC_AW'(a_src);
     if (a2_valid) begin
       op_a <= ld_a;
-      if (acc_we && acc_wa == ld_a) op_q <= acc_wd;
-      else if (wl_v && wl_a == ld_a) op_q <= wl_d;
-      else op_q <= acc_rd;
+      if (!ROWS && acc_we && acc_wa == ld_a) op_q <= acc_wd;  // (ROWS: no write in A2)
+      else op_q <= row_fwd;
     end else if (acc_we && acc_wa == op_a) begin
       op_q <= acc_wd;
     end
   end
+  assign fwd_a = a2_valid ? ld_a : gc_valid ? gc_dst : e_dst;
 
   // E (NPC cycles of passes; e_valid marks the first, e_fin the last) and AP result
   // stages s[0..AP-1] (s[0] youngest) of whole rows; the write leaves the
@@ -528,7 +535,7 @@ module tsr_compute_exec #(
   // the first pass (e_dv, e_b) and held for the others (ROWS: e_hold keeps
   // the first pass's forwarding of the destination row).
   logic [ACC_DW-1:0] e_dv, e_ov, e_b, e_res;
-  logic e_fin, e_hold;
+  logic e_fin;
   logic [ACC_DW-1:0] imm_row;
   for (genvar l = 0; l < LANES; l++) begin : g_imm
     assign imm_row[l*AW_+:AW_] = AW_'($signed(q_imm));
@@ -539,7 +546,7 @@ module tsr_compute_exec #(
   logic alu_we;
   if (AP == 0) begin : g_ap0
     always_comb begin
-      e_dv = ((wl_v && wl_a == e_dst) || e_hold) ? wl_d : acc_rd;
+      e_dv = row_fwd;
       e_ov = op_q;
     end
     assign alu_we = e_fin;
@@ -561,7 +568,7 @@ module tsr_compute_exec #(
       end
     end
     always_comb begin
-      e_dv = ((wl_v && wl_a == e_dst) || e_hold) ? wl_d : acc_rd;
+      e_dv = row_fwd;
       e_ov = op_q;
       for (int s = AP - 1; s >= 0; s--) begin
         if (s_v[s] && s_a[s] == e_dst) e_dv = s_d[s];
@@ -594,7 +601,7 @@ module tsr_compute_exec #(
     assign pass_end = !q_mul || mstep == KS_W'(K - 1);
     assign pass = e_valid ? '0 : pq;
     assign e_fin = (e_valid || e_on) && pass_end && pass == PW'(NP - 1);
-    assign e_hold = !e_valid && e_hit;
+    assign e_hold = e_on && e_hit;
     always_ff @(posedge clk) begin
       if (rst) e_on <= 1'b0;
       else e_on <= (e_valid || e_on) && !e_fin;
