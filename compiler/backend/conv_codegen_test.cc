@@ -19,8 +19,11 @@ enum class Fused { kNone, kPool, kAdd, kGroups, kDilation };
 
 // `overlap`: with timing.compute_overlap (epilogues beside the next tile's
 // GEMM; ref's race detector checks the compiler's ovl promise).
+// `skip_thirds`: how many thirds of the cases may not fit the scratchpads
+// (-1: a third when fused, none otherwise; ice40-up5k's 32-tile weight halves
+// often do not hold a random layer's tiles).
 void Check(const std::string& config, const std::string& target, int cases, uint64_t seed, Fused fused = Fused::kNone,
-           bool overlap = false) {
+           bool overlap = false, int skip_thirds = -1) {
   HwConfig cfg = testing::LoadConfigOrDie(config);
   cfg.compute_overlap = overlap ? 1 : 0;
   std::mt19937_64 rng(seed);
@@ -35,16 +38,13 @@ void Check(const std::string& config, const std::string& target, int cases, uint
       c.lo = -3, c.hi = 100;
       c.alo = -100, c.ahi = 90;
     }
-    // The tiles must fit (ice40-up5k's 32-tile weight halves: often not); the
-    // partitioner keeps the op apart (or on the CPU) otherwise.
-    if (fused != Fused::kNone || cfg.serial != 0) {
-      ConvEpilogue e = ConvEpilogue::ForRange(c.lo, c.hi);
-      e.max_pool = c.pool;
-      e.residual_passes = c.add ? ConvEpilogue::ResidualPasses(c.alo, c.ahi) : 0;
-      if (!PlanConv(cfg, c.g, e).ok()) {
-        ++skipped;
-        continue;
-      }
+    // The tiles must fit; the partitioner keeps the op apart (or on the CPU) otherwise.
+    ConvEpilogue e = ConvEpilogue::ForRange(c.lo, c.hi);
+    e.max_pool = c.pool;
+    e.residual_passes = c.add ? ConvEpilogue::ResidualPasses(c.alo, c.ahi) : 0;
+    if (!PlanConv(cfg, c.g, e).ok()) {
+      ++skipped;
+      continue;
     }
     auto r = RunOnDevice(cfg, target, c);
     ASSERT_TRUE(r.ok()) << config << " " << target << " case " << i << " (" << c.g.ToString()
@@ -79,7 +79,7 @@ void Check(const std::string& config, const std::string& target, int cases, uint
           << config << " case " << i << ": " << c.g.ToString();
     }
   }
-  EXPECT_LE(skipped, cfg.serial != 0 ? cases * 2 / 3 : cases / 3) << config;
+  EXPECT_LE(skipped, cases * (skip_thirds >= 0 ? skip_thirds : fused != Fused::kNone ? 1 : 0) / 3) << config;
   if (overlap && fused != Fused::kPool) {
     EXPECT_GT(ovl, 0) << config;
     EXPECT_GT(ovl_acc, 0) << config;  // a bank's parameter rows beside the other bank's GEMM
@@ -93,7 +93,9 @@ TEST(ConvCodegen, RandomShapesOnSimDefault) { Check("configs/default.json", "sim
 TEST(ConvCodegen, RandomShapesOnRefTiny) { Check("configs/tiny.json", "ref", 30, 3); }
 TEST(ConvCodegen, RandomShapesOnRefLarge) { Check("configs/large.json", "ref", 15, 4); }
 TEST(ConvCodegen, RandomShapesOnSimPynq) { Check("configs/pynq-z1.json", "sim", 10, 5); }
-TEST(ConvCodegen, RandomShapesOnSimIce40Serial) { Check("configs/ice40-up5k.json", "sim", 30, 41); }
+TEST(ConvCodegen, RandomShapesOnSimIce40Serial) {
+  Check("configs/ice40-up5k.json", "sim", 30, 41, Fused::kNone, false, 2);
+}
 // A 3x3/2 max pool fused into the epilogue (conv_pool.h): conv, requantize,
 // pool in plain loops against the pooled tile on the device.
 TEST(ConvCodegen, FusedMaxPoolOnRefDefault) { Check("configs/default.json", "ref", 25, 6, Fused::kPool); }
