@@ -117,12 +117,12 @@ std::string GenerateVerilogHeader(const HwConfig& cfg) {
     by_op += fmt::format("{}16'd{}", by_op.empty() ? "" : ", ", a->operand == AluOperand::kVecAndImm ? a->imm_max : 0);
   }
   w.text() += fmt::format("localparam [{}:0] TSR_ALU_IMM_MAX_BY_OP = {{{}}};\n", 16 * std::size(kAluOps) - 1, by_op);
-  // One bit per op value: the multiplies, whose passes take alu.mul_cycles (timing::AluMultiplies).
-  std::string mul_ops;
+  // One bit per op value: the ops whose passes take alu.mul_cycles (isa.def's cycles column kSlow).
+  std::string slow_ops;
   for (int v = static_cast<int>(std::size(kAluOps)) - 1; v >= 0; --v)
-    mul_ops += timing::AluMultiplies(FindAluOp(v)->op) ? '1' : '0';
-  w.text() +=
-      fmt::format("localparam [{}:0] TSR_ALU_MUL_OPS = {}'b{};\n", std::size(kAluOps) - 1, std::size(kAluOps), mul_ops);
+    slow_ops += FindAluOp(v)->cycles == AluCycles::kSlow ? '1' : '0';
+  w.text() += fmt::format("localparam [{}:0] TSR_ALU_SLOW_OPS = {}'b{};\n", std::size(kAluOps) - 1, std::size(kAluOps),
+                          slow_ops);
   for (const AluImmFieldInfo& f : kAluImmFields) {
     w.Int("TSR_ALU_IMM_" + Ident(f.name) + "_LSB", f.lsb, "MULSHRC immediate subfield");
     w.Int("TSR_ALU_IMM_" + Ident(f.name) + "_W", f.width);

@@ -33,6 +33,8 @@ enum class AluOp : uint8_t {
 
 // Operand form of an ALU operation.
 enum class AluOperand : uint8_t { kImmOrVec, kVecAndImm };
+// Cycles of a pass of the ALU lanes: 1, or alu.mul_cycles (isa.def's cycles column).
+enum class AluCycles : uint8_t { kOne, kSlow };
 
 enum class FieldId : uint8_t {
 #define TSR_FIELD(id, ...) id,
@@ -107,6 +109,7 @@ struct AluOpInfo {
   std::string_view name;
   AluOperand operand;
   int64_t imm_max;  // kVecAndImm: the immediate lies in [0, imm_max]
+  AluCycles cycles;
   std::string_view semantics;
 };
 
@@ -152,7 +155,8 @@ inline constexpr MemInfo kMemTypes[] = {
 #include "isa/isa.def"
 };
 inline constexpr AluOpInfo kAluOps[] = {
-#define TSR_ALU_OP(id, value, name, operand, imm_max, sem) {AluOp::id, name, AluOperand::operand, imm_max, sem},
+#define TSR_ALU_OP(id, value, name, operand, imm_max, cycles, sem) \
+  {AluOp::id, name, AluOperand::operand, imm_max, AluCycles::cycles, sem},
 #include "isa/isa.def"
 };
 
@@ -186,6 +190,15 @@ constexpr bool MulShrClipImmMaxMatchesFields() {
   return false;
 }
 static_assert(MulShrClipImmMaxMatchesFields(), "isa.def: MULSHRC's imm_max and its immediate's subfields disagree");
+// The ALU rows are listed in value order from 0 (AluOpCycles indexes them).
+constexpr bool AluOpsInValueOrder() {
+  for (size_t i = 0; i < std::size(kAluOps); ++i)
+    if (static_cast<size_t>(kAluOps[i].op) != i) return false;
+  return true;
+}
+static_assert(AluOpsInValueOrder(), "isa.def: TSR_ALU_OP rows out of value order");
+// A pass's cycle class of `op` (isa.def's cycles column).
+constexpr AluCycles AluOpCycles(AluOp op) { return kAluOps[static_cast<size_t>(op)].cycles; }
 
 // The ISA tables as values: what the layout and the fingerprint are computed
 // from (a test changes a row and checks the fingerprint changes).

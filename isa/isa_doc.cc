@@ -210,12 +210,12 @@ std::string GenerateIsaDoc(const HwConfig& cfg) {
                      : m.storable ? "store"
                                   : "-",
                      cfg.ElementBytes(m.mem), m.summary);
-  s += "\n## ALU operations\n\n| value | op | operand | semantics |\n|---|---|---|---|\n";
+  s += "\n## ALU operations\n\n| value | op | operand | cycles a pass | semantics |\n|---|---|---|---|---|\n";
   for (const AluOpInfo& a : kAluOps)
     s += fmt::format(
-        "| {} | `{}` | {} | `{}` |\n", static_cast<int>(a.op), a.name,
+        "| {} | `{}` | {} | {} | `{}` |\n", static_cast<int>(a.op), a.name,
         a.operand == AluOperand::kImmOrVec ? "imm or vector" : fmt::format("vector and imm in [0, {}]", a.imm_max),
-        a.semantics);
+        a.cycles == AluCycles::kSlow ? "`alu.mul_cycles`" : "1", a.semantics);
   s += "\nThe subfields of `mulshrc`'s immediate:\n\n| bits | name | summary |\n|---|---|---|\n";
   for (const AluImmFieldInfo& f : kAluImmFields)
     s += fmt::format("| {}..{} | `{}` | {} |\n", f.lsb + f.width - 1, f.lsb, f.name, f.summary);

@@ -124,14 +124,14 @@ inline int64_t GemmCycles(const HwConfig& cfg, int64_t iterations) { return iter
 // (2 cycles) unless its source entry equals the previous iteration's, which
 // the operand register holds; other iterations take 1 cycle. With L =
 // alu.lanes lanes over the V = batch x block_out elements of a row, the lanes
-// take V / L passes over it, each 1 cycle, or k = alu.mul_cycles for a
-// multiply (mul, mulshr, mulshrc); the next iteration's first read waits for
-// the last pass: every iteration takes (V / L) x (1 or k) - 1 cycles more.
+// take V / L passes over it, each 1 cycle, or k = alu.mul_cycles for an op
+// whose isa.def cycles column is kSlow (mul, mulshr, mulshrc); the next
+// iteration's first read waits for the last pass: every iteration takes
+// (V / L) x (1 or k) - 1 cycles more.
 inline bool AluReadsSource(const Instruction& in) { return !in.reset && !in.use_imm; }
 inline int64_t AluPasses(const HwConfig& cfg) { return cfg.alu_passes; }
-inline bool AluMultiplies(AluOp op) { return op == AluOp::kMul || op == AluOp::kMulShr || op == AluOp::kMulShrClip; }
 inline int64_t AluPassCycles(const HwConfig& cfg, AluOp op) {
-  return AluPasses(cfg) * (AluMultiplies(op) ? cfg.alu_mul_cycles : 1);
+  return AluPasses(cfg) * (AluOpCycles(op) == AluCycles::kSlow ? cfg.alu_mul_cycles : 1);
 }
 inline int64_t AluIterationCycles(const HwConfig& cfg, AluOp op, bool reads_source, int64_t src, int64_t prev_src) {
   return (reads_source && src != prev_src ? 2 : 1) + AluPassCycles(cfg, op) - 1;

@@ -16,7 +16,7 @@
 //         next iteration's first read waits for the last: NP - 1 cycles more
 //         per iteration), the row's result is written P_alu - 2 register
 //         stages after the last pass; `done` in End = S + sum c_i + P_alu
-//         (c_i including the NP - 1). A multiply's passes (TSR_ALU_MUL_OPS)
+//         (c_i including the NP - 1). A multiply's passes (TSR_ALU_SLOW_OPS)
 //         take K = alu.mul_cycles cycles each (the lanes' shift-add
 //         multiplier): NP x K cycles of E, NP x K - 1 more per iteration.
 // Accumulator hazards follow ref's sequential order without stalls: a read
@@ -477,7 +477,7 @@ module tsr_compute_exec #(
   // NPC - 1 cycles from rd_last on.
   logic q_mul;  // a multiply with K > 1
   logic [PC_W-1:0] npc;
-  assign q_mul = K > 1 && TSR_ALU_MUL_OPS[q_op];
+  assign q_mul = K > 1 && TSR_ALU_SLOW_OPS[q_op];
   assign npc = q_mul ? PC_W'(NP * K) : PC_W'(NP);
   logic pass_stall;
   if (NP == 1 && K == 1) begin : g_one_pass
