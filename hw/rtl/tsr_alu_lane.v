@@ -47,13 +47,12 @@ module tsr_alu_lane #(
   assign sb = b;
   assign nb = ~b;  // -b - 1, always representable
 
-  // MIN and MAX share one comparison (equal operands give the same value).
-  logic lt;
+  // MIN, MAX and CLIP share one comparison (equal operands give the same
+  // value). CLIP = min(max(dst, -b - 1), b) is b when b < 0 or dst >= b,
+  // else max(dst, -b - 1): a second comparison, with -b - 1.
+  logic lt, lt_nb;
   assign lt = sd < sb;
-
-  // CLIP: min(max(dst, -b - 1), b), in that order (b < 0 gives b).
-  logic signed [W-1:0] clip_lo;
-  assign clip_lo = (sd > nb) ? sd : nb;
+  assign lt_nb = sd < nb;
   logic signed [PW-1:0] prod;
   if (K == 1) begin : g_mul
     assign prod = PW'(sd) * PW'(sb);
@@ -140,7 +139,7 @@ module tsr_alu_lane #(
       OP_SHR: result = (left && left_out) ? '0 : rnd[W-1:0];
       OP_MUL: result = W'(prod);
       OP_MULSHR: result = msr;
-      OP_CLIP: result = (clip_lo > sb) ? b : clip_lo;
+      OP_CLIP: result = (sb[W-1] || !lt) ? b : (lt_nb ? nb : dst);
       OP_MULSHRC: result = msc;
       default: result = b;  // MOV (validated at decode: no other opcode)
     endcase
