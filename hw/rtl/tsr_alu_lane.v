@@ -13,7 +13,8 @@
 // Area: SHR (both directions) and MULSHR share one arithmetic right shifter
 // of a (2W+1)-bit word and one rounding adder (docs/fpga.md):
 //   x = {v, 0} >>> s;  round(v >>> s) = x[2W:1] + x[0]  (x[0] = bit s-1 of v)
-//   dst << l (l < W) = low W bits of {dst, W'0} >>> (W - l)  (x[0] = 0 there).
+//   SHR, |b| < W: x = {dst, (W+1)'0} >>> (W + b), both directions (for b < 0
+//   the low W bits of x[2W:1] are dst << -b, x[0] = 0); |b| >= W gives 0.
 module tsr_alu_lane #(
     parameter int W = 32,
     parameter int K = 1,
@@ -86,29 +87,16 @@ module tsr_alu_lane #(
     assign prod = {sum[W+M-1:0], lo_q};
   end
 
-  // The shared shifter: MULSHR rounds prod right by shamt; SHR with b >= 0
-  // rounds dst right by min(b, 63); SHR with b < 0 shifts dst left by
-  // l = -b (wrapping; 0 once l >= W), i.e. right by W - l from the top half.
-  logic [W-1:0] l;
-  logic ms, left, left_out;
+  // The shared shifter: MULSHR rounds prod right by shamt; SHR shifts dst,
+  // placed in the top half, right by W + b (6-bit wrap; see above).
+  localparam int LW = $clog2(W);
+  logic ms, shr_out;
   assign ms = op == OP_MULSHR || op == OP_MULSHRC;
-  assign l = -b;
-  assign left = !ms && sb[W-1];
-  assign left_out = l >= W'(W);
+  assign shr_out = b[W-1:LW] != '0 && b[W-1:LW] != '1;  // b outside [-W, W) (-W: shifted by 0, low half 0)
   logic signed [SW-1:0] sh_in, sh_x;
   logic [5:0] sh_amt;
-  always_comb begin
-    if (ms) begin
-      sh_in = {prod, 1'b0};
-      sh_amt = shamt;
-    end else if (left) begin
-      sh_in = {dst, {(W + 1) {1'b0}}};
-      sh_amt = 6'(W) + b[5:0];  // W - l for l < W
-    end else begin
-      sh_in = {PW'(sd), 1'b0};
-      sh_amt = (sb > $signed(W'(63))) ? 6'd63 : b[5:0];
-    end
-  end
+  assign sh_in = ms ? {prod, 1'b0} : {dst, {(W + 1) {1'b0}}};
+  assign sh_amt = ms ? shamt : 6'(W) + b[5:0];
 `ifndef VERILATOR  // (Verilated models: the form at the end of the module)
   assign sh_x = sh_in >>> sh_amt;
 `endif
@@ -136,7 +124,7 @@ module tsr_alu_lane #(
       OP_MIN: result = lt ? dst : b;
       OP_MAX: result = lt ? b : dst;
       OP_ADD: result = dst + b;
-      OP_SHR: result = (left && left_out) ? '0 : rnd[W-1:0];
+      OP_SHR: result = shr_out ? '0 : rnd[W-1:0];
       OP_MUL: result = W'(prod);
       OP_MULSHR: result = msr;
       OP_CLIP: result = (sb[W-1] || !lt) ? b : (lt_nb ? nb : dst);
