@@ -57,9 +57,10 @@ void Get(const VlWide<N>& port, uint32_t* w, size_t n) {
   for (size_t i = 0; i < n && i < N; ++i) w[i] = port[i];
 }
 
-// A scratchpad as tsr_sdp_ram behaves: registered read (read-first), rdata
-// held while re is low. Rows are bit vectors in 32-bit words, the DRAM tile
-// bytes in little-endian order.
+// A scratchpad as tsr_sdp_ram behaves: registered read (a read of the row
+// written in the same cycle returns undefined data: here the old row
+// inverted, as tsr_sdp_ram's simulation does), rdata held while re is low. Rows are bit vectors in 32-bit words, the
+// DRAM tile bytes in little-endian order.
 struct Ram {
   Ram(int64_t rows, int row_bytes)
       : bytes(row_bytes), words((row_bytes + 3) / 4), mem(rows * words), rd(words), next(words) {}
@@ -273,7 +274,7 @@ void Bench::Cycle(bool start, const Word128& insn) {
   oob_ = m_.oob;
   acc_we_ = m_.acc_we;
   macs_ += m_.macs_inc;
-  // The clock edge: reads see the rows before this cycle's writes.
+  // The clock edge: reads see the rows before this cycle's writes (collisions poisoned below).
   struct Port {
     Ram* ram;
     bool re;
@@ -290,6 +291,8 @@ void Bench::Cycle(bool start, const Word128& insn) {
       std::copy_n(p.ram->row(static_cast<int64_t>(p.ra)), p.ram->words, p.ram->next.begin());
     }
   }
+  if (m_.acc_we && m_.acc_re && m_.acc_wa == m_.acc_ra)  // a collision: undefined data
+    for (uint32_t& w : acc_.next) w = ~w;
   if (m_.acc_we) Get(m_.acc_wd, acc_.row(m_.acc_wa), acc_.words);
   if (m_.out_we) {
     std::vector<uint32_t> w(out_.words);
@@ -520,6 +523,10 @@ int Bench::Run(int64_t insns) {
                  seed_, k, S, mm.what, FormatInstruction(cfg_, in), seed_, k + 1);
       return 1;
     }
+  }
+  if (wrap_faults_ == 0) {
+    fmt::print(stderr, "config {} seed {}: no directed wrap-around case ran\n", cfg_.name, seed_);
+    return 1;
   }
   fmt::print(
       "config {} seed {}: {} instructions ({} GEMM, {} GEMM reset, {} ALU, {} ALU reset), {} iterations, "

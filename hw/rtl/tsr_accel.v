@@ -154,10 +154,17 @@ module tsr_accel (
   logic [7:0] outstanding;
   // A stream must lie in [0, dram.size_bytes): the sum is taken at LB + 1
   // bits (LB holds dram.size_bytes <= 2^AW) once the bits above are zero.
+  // (A count takes CB bits: all 32 once DRAM holds 2^32 instructions.)
   localparam int LB = AW + 1;
-  assign bad_launch = insn_count == 0 || insn_addr[3:0] != 4'd0 || insn_addr[63:LB] != '0 ||
-                      insn_count[31:LB-4] != '0 ||
-                      {1'b0, insn_addr[LB-1:0]} + {1'b0, insn_count[LB-5:0], 4'd0} >
+  localparam int CB = LB - 4 < 32 ? LB - 4 : 32;
+  logic count_high;
+  if (CB < 32) begin : g_count_high
+    assign count_high = insn_count[31:CB] != '0;
+  end else begin : g_count_fits
+    assign count_high = 1'b0;
+  end
+  assign bad_launch = insn_count == 0 || insn_addr[3:0] != 4'd0 || insn_addr[63:LB] != '0 || count_high ||
+                      {1'b0, insn_addr[LB-1:0]} + {1'b0, (LB - 4)'(insn_count[CB-1:0]), 4'd0} >
                           (LB + 1)'(TSR_CFG_DRAM_SIZE_BYTES);
   assign want_start = (ctrl_start && !st_busy && !bad_launch) || start_pending;
   assign launch = want_start && drained;

@@ -23,7 +23,8 @@
 // that misses a write still in flight (or committed in the read's own cycle)
 // takes the youngest such write's data; the operand register snoops writes.
 // Needs P_gemm >= 2 and P_alu >= 2 (the uop and operand reads take a cycle
-// each); scratchpads are tsr_sdp_ram (registered read-first read, 1 cycle).
+// each); scratchpads are tsr_sdp_ram (registered read, 1 cycle; a read of the
+// row written in the same cycle is undefined, so every such read is forwarded).
 // Indices are computed at index width with a sticky "too large" flag (the
 // offsets are sums of non-negative terms: once a partial sum reaches 2^width
 // every index built on it is out of range): `oob` rises (from the cycle after
@@ -364,7 +365,7 @@ module tsr_compute_exec #(
   assign oob = oob_q;
 
   // The last write (committed at the end of the previous cycle): a read issued
-  // in that cycle returned the row without it. wl_d keeps the row until the
+  // in that cycle returned undefined data (tsr_sdp_ram). wl_d keeps the row until the
   // next write; with held rows (ROWS below) a pass leaves its results in its
   // group of it (wl_v is low then: no write in the cycle before).
   logic wl_v;

@@ -180,6 +180,10 @@ TEST(FaultEquality, LaunchBoundsAgreeOnEveryTarget) {
         const DeviceStatus st = (*dev)->ReadStatus();
         EXPECT_EQ(st.error && st.error_code == regs::ErrorCode::kBadLaunch, l.bad)
             << path << " on " << target << ": address 0x" << std::hex << l.addr << " count 0x" << l.count;
+        if (!l.bad) {
+          EXPECT_TRUE(st.done && !st.error)
+              << path << " on " << target << ": code " << static_cast<uint32_t>(st.error_code);
+        }
       }
     }
   }

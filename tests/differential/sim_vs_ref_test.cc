@@ -121,7 +121,7 @@ TEST_P(SimVsRef, RandomValidProgramsWithOverlap) {
   // A serial core (queues.serial) runs nothing beside anything: ovl never helps.
   if (testing::LoadConfigOrDie(GetParam()).serial != 0) {
     EXPECT_EQ(faster, 0);
-  } else {
+  } else if (SeedsPerConfig() >= 100) {  // (fewer seeds, e.g. TESSERA_FUZZ_SEEDS=10, may draw none)
     EXPECT_GT(faster, 0);
   }
 }
