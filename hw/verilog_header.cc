@@ -81,6 +81,7 @@ std::string GenerateVerilogHeader(const HwConfig& cfg) {
   w.Int("TSR_ACC_BITS", cfg.acc_bits);
   w.Int("TSR_OUT_BITS", cfg.out_bits);
   for (const MemInfo& m : kMemTypes) w.Int("TSR_ELEM_BYTES_" + Ident(m.name), cfg.ElementBytes(m.mem), "DRAM element");
+  w.Int("TSR_ELEM_BYTES_MIN", cfg.SmallestElementBytes(), "the smallest DRAM element");
   w.Int("TSR_INP_ENTRIES", cfg.inp_entries);
   w.Int("TSR_WGT_ENTRIES", cfg.wgt_entries);
   w.Int("TSR_ACC_ENTRIES", cfg.acc_entries);
@@ -120,7 +121,7 @@ std::string GenerateVerilogHeader(const HwConfig& cfg) {
   // One bit per op value: the ops whose passes take alu.mul_cycles (isa.def's cycles column kSlow).
   std::string slow_ops;
   for (int v = static_cast<int>(std::size(kAluOps)) - 1; v >= 0; --v)
-    slow_ops += FindAluOp(v)->cycles == AluCycles::kSlow ? '1' : '0';
+    slow_ops += AluOpCycles(static_cast<AluOp>(v)) == AluCycles::kSlow ? '1' : '0';
   w.text() += fmt::format("localparam [{}:0] TSR_ALU_SLOW_OPS = {}'b{};\n", std::size(kAluOps) - 1, std::size(kAluOps),
                           slow_ops);
   for (const AluImmFieldInfo& f : kAluImmFields) {

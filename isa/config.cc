@@ -97,9 +97,7 @@ int WidthOfRule(const HwConfig& c, WidthRule r, int fixed) {
     case WidthRule::kSrcIdx: return std::max(c.inp_idx_bits, c.acc_idx_bits);
     case WidthRule::kWgtIdx: return c.wgt_idx_bits;
     case WidthRule::kIterCount: return std::max({c.inp_idx_bits, c.wgt_idx_bits, c.acc_idx_bits});
-    case WidthRule::kDramIdx:
-      return CeilLog2(c.dram_size_bytes /
-                      std::min({kUopBytes, c.inp_tile_bytes, c.wgt_tile_bytes, c.acc_tile_bytes, c.out_tile_bytes}));
+    case WidthRule::kDramIdx: return CeilLog2(c.dram_size_bytes / c.SmallestElementBytes());
   }
   TSR_UNREACHABLE("bad width rule {}", static_cast<int>(r));
 }
@@ -177,7 +175,7 @@ Status Validate(HwConfig& c, const std::string& source) {
                                                    c.acc_bits, c.alu_mul_cycles));
   c.alu_lane_count = c.alu_lanes == 0 ? vec : c.alu_lanes;
   c.alu_passes = vec / c.alu_lane_count;
-  if (c.fetch_buffer < kFetchBlockInsns && (c.fetch_buffer & (c.fetch_buffer - 1)) != 0)
+  if (c.fetch_buffer < kFetchBlockInsns && !IsPow2(c.fetch_buffer))
     return key_error("queues.fetch_buffer",
                      fmt::format("below {} must be a power of two (fetch blocks of min(8, F) must divide the 4 KiB "
                                  "page), got {}",
@@ -251,6 +249,12 @@ int HwConfig::ElementBytes(MemType m) const {
     case MemType::kAcc8: return out_tile_bytes;
   }
   TSR_UNREACHABLE("bad memory type {}", static_cast<int>(m));
+}
+
+int HwConfig::SmallestElementBytes() const {
+  int smallest = ElementBytes(kMemTypes[0].mem);
+  for (const MemInfo& m : kMemTypes) smallest = std::min(smallest, ElementBytes(m.mem));
+  return smallest;
 }
 
 int64_t HwConfig::Entries(MemType m) const {
@@ -396,7 +400,8 @@ value refuse another. *Timing* parameters change only how long things take.
   s += R"(
 Cross-parameter rules: `datatypes.acc_bits >= datatypes.inp_bits`;
 `alu.lanes` divides `gemm.batch` x `gemm.block_out`;
-`alu.mul_cycles <= datatypes.acc_bits`; every scratchpad holds
+`alu.mul_cycles <= datatypes.acc_bits`; `queues.fetch_buffer` below 8 is a
+power of two; every scratchpad holds
 at least one tile; every instruction format must fit in
 128 bits and the uop in 32 (the error names the config-derived fields).
 )";

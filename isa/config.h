@@ -58,6 +58,8 @@ struct HwConfig {
 
   // Bytes of one DRAM element / scratchpad entry of a memory type.
   int ElementBytes(MemType m) const;
+  // The smallest of them: the unit of the `dram` field (isa.def DramIdx).
+  int SmallestElementBytes() const;
   // Entries of the scratchpad a memory type addresses (OUT and ACC8 share acc's).
   int64_t Entries(MemType m) const;
   int FieldWidth(Width w) const;

@@ -65,10 +65,7 @@ module tsr_dma_rd #(
   localparam int BI_W = NBEAT > 1 ? $clog2(NBEAT) : 1;
   localparam int LE_W = $clog2($clog2(WD) + 1);  // log2(E) <= log2(WD)
   // The smallest element: sub-beat groups start at multiples of it.
-  localparam int G01 = TSR_ELEM_BYTES_UOP < TSR_ELEM_BYTES_INP ? TSR_ELEM_BYTES_UOP : TSR_ELEM_BYTES_INP;
-  localparam int G23 = TSR_ELEM_BYTES_WGT < TSR_ELEM_BYTES_ACC8 ? TSR_ELEM_BYTES_WGT : TSR_ELEM_BYTES_ACC8;
-  localparam int G = G01 < G23 ? (G01 < TSR_ELEM_BYTES_ACC ? G01 : TSR_ELEM_BYTES_ACC) :
-                                 (G23 < TSR_ELEM_BYTES_ACC ? G23 : TSR_ELEM_BYTES_ACC);
+  localparam int G = TSR_ELEM_BYTES_MIN;
   localparam int NG = BEAT_B > G ? BEAT_B / G : 1;  // sub-beat shift positions
   localparam int NG_W = NG > 1 ? $clog2(NG) : 1;
   localparam int LOGG = $clog2(G);

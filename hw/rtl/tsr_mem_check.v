@@ -29,12 +29,8 @@ module tsr_mem_check (
     max2 = a > b ? a : b;
   endfunction
   localparam int EMAX = max2(max2(TSR_UOP_ENTRIES, TSR_WGT_ENTRIES), max2(TSR_INP_ENTRIES, TSR_ACC_ENTRIES));
-  localparam int EB1 = TSR_ELEM_BYTES_UOP < TSR_ELEM_BYTES_WGT ? TSR_ELEM_BYTES_UOP : TSR_ELEM_BYTES_WGT;
-  localparam int EB2 = TSR_ELEM_BYTES_INP < TSR_ELEM_BYTES_ACC ? TSR_ELEM_BYTES_INP : TSR_ELEM_BYTES_ACC;
-  localparam int EB3 = TSR_ELEM_BYTES_OUT < TSR_ELEM_BYTES_ACC8 ? TSR_ELEM_BYTES_OUT : TSR_ELEM_BYTES_ACC8;
-  localparam int EBMIN = EB1 < EB2 ? (EB1 < EB3 ? EB1 : EB3) : (EB2 < EB3 ? EB2 : EB3);
   localparam int NW = $clog2(EMAX + 1);  // 2^NW > every scratchpad's entries
-  localparam int MW = $clog2(dram_elems(EBMIN) + 1);  // 2^MW > every memory type's DRAM elements
+  localparam int MW = $clog2(dram_elems(TSR_ELEM_BYTES_MIN) + 1);  // 2^MW > every memory type's DRAM elements
   localparam int BW = max2(CW, SW);  // the second factor: columns or the stride
   localparam int SUMW = max2(max2(TSR_MEM_SRAM_W, NW), max2(TSR_MEM_DRAM_W, max2(MW, CW))) + 2;
 
