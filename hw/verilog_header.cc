@@ -166,17 +166,16 @@ std::string GenerateVerilogHeader(const HwConfig& cfg) {
     w.Int("TSR_BIT_" + Ident(regs::FindReg(b.reg)->name) + "_" + Ident(b.name), b.bit);
   w.Int("TSR_COUNTER_BASE", regs::kCounterBase);
   w.Int("TSR_NUM_COUNTERS", regs::kNumCounters);
-  // Bit i: counter register i is built (counters.volumes, counters.categories; the others read 0), and
-  // one past the last built register (the register window's multiplexer ends there).
+  // Bit i: the word at byte 4 i (below the counters) is a read-write register.
+  std::string rw(regs::kCounterBase / 4, '0');
+  for (const regs::RegInfo& r : regs::kRegs)
+    if (r.access == regs::Access::kRW) rw[rw.size() - 1 - r.offset / 4] = '1';
+  w.text() += fmt::format("localparam [{}:0] TSR_REG_RW_WORDS = {}'b{};\n", rw.size() - 1, rw.size(), rw);
+  // Bit i: counter register i is built (counters.volumes, counters.categories; the others read 0).
   std::string built;
-  uint32_t end = 0;
-  for (uint32_t i = regs::kNumCounters; i-- > 0;) {
-    built += CounterRegisterBuilt(cfg, i) ? '1' : '0';
-    if (end == 0 && CounterRegisterBuilt(cfg, i)) end = i + 1;
-  }
+  for (uint32_t i = regs::kNumCounters; i-- > 0;) built += CounterRegisterBuilt(cfg, i) ? '1' : '0';
   w.text() +=
       fmt::format("localparam [{}:0] TSR_COUNTER_BUILT = {}'b{};\n", regs::kNumCounters - 1, regs::kNumCounters, built);
-  w.Int("TSR_COUNTERS_BUILT_END", end, "registers from here on read 0");
   w.Int("TSR_REG_WINDOW_BYTES", regs::kRegisterWindowBytes);
   w.Int("TSR_NO_INSN", regs::kNoInsn);
 

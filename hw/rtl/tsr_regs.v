@@ -91,34 +91,39 @@ module tsr_regs (
     end
   end
 
-  // The read-back copy of the read-write words of the first 16 (the 64-bit
-  // registers' halves and INSN_COUNT), written with them; a word not written
-  // since reset reads 0 (its `written` bit). A read and a write are never taken
-  // in the same cycle, so the copy needs no read-during-write logic.
-  localparam logic [15:0] COPY = 16'((1 << (TSR_REG_INSN_ADDR_LO / 4)) | (1 << (TSR_REG_INSN_ADDR_HI / 4)) |
-                                     (1 << (TSR_REG_INSN_COUNT / 4)) | (1 << (TSR_REG_WATCHDOG_LO / 4)) |
-                                     (1 << (TSR_REG_WATCHDOG_HI / 4)) | (1 << (TSR_REG_DRAM_BASE_LO / 4)) |
-                                     (1 << (TSR_REG_DRAM_BASE_HI / 4)));
-  logic [31:0] copy_mem[16];
+  // The read-back copy of the read-write words below the counters
+  // (TSR_REG_RW_WORDS, from regs.def; IRQ_ENABLE's one bit stays live),
+  // written with them; a word not written since reset reads 0 (its `written`
+  // bit). A read and a write are never taken in the same cycle.
+  localparam int NC = TSR_COUNTER_BASE / 4;
+  localparam int CI_W = $clog2(NC);
+  localparam logic [NC-1:0] COPY = TSR_REG_RW_WORDS & ~(NC'(1) << (TSR_REG_IRQ_ENABLE / 4));
   logic [31:0] copy_q, live_q;
-  logic [15:0] written;
+  logic [NC-1:0] written;
   logic copy_sel;
-  logic [3:0] wi, ri;
-  assign wi = s_axil_awaddr[5:2];
-  assign ri = s_axil_araddr[5:2];
-  wire w_copy = wr && s_axil_awaddr[11:6] == '0 && s_axil_awaddr[1:0] == 2'b00 && COPY[wi];
+  logic [CI_W-1:0] wi, ri;
+  assign wi = s_axil_awaddr[2+:CI_W];
+  assign ri = s_axil_araddr[2+:CI_W];
+  wire w_copy = wr && 32'(s_axil_awaddr) < TSR_COUNTER_BASE && s_axil_awaddr[1:0] == 2'b00 && COPY[wi];
   wire re = s_axil_arvalid && s_axil_arready;
-  wire r_copy = s_axil_araddr[11:6] == '0 && s_axil_araddr[1:0] == 2'b00 && COPY[ri] && written[ri];
-  always_ff @(posedge clk) begin
-    if (w_copy) copy_mem[wi] <= s_axil_wdata;
-    if (re && !w_copy) copy_q <= copy_mem[ri];  // (re excludes a write: !w_copy states it)
-  end
+  wire r_copy = 32'(s_axil_araddr) < TSR_COUNTER_BASE && s_axil_araddr[1:0] == 2'b00 && COPY[ri] && written[ri];
+  tsr_sdp_ram #(
+      .DEPTH(NC),
+      .WIDTH(32)
+  ) u_copy (
+      .clk(clk),
+      .we(w_copy),
+      .waddr(wi),
+      .wdata(s_axil_wdata),
+      .re(re),
+      .raddr(ri),
+      .rdata(copy_q)
+  );
 
   // The live and constant words: an AND-OR over the window's words (the
   // counters' at counters.bits; those not built, TSR_COUNTER_BUILT, are
   // constant zero and fold away, as do the bits above counters.bits).
   localparam int NW = TSR_REG_WINDOW_BYTES / 4;
-  localparam int NP = TSR_COUNTERS_BUILT_END;
   localparam int CTR_W = TSR_CFG_COUNTERS_BITS;
   localparam logic [31:0] STATUS_BITS = 32'((1 << TSR_BIT_STATUS_DONE) | (1 << TSR_BIT_STATUS_BUSY) |
                                             (1 << TSR_BIT_STATUS_ERROR));
@@ -133,9 +138,9 @@ module tsr_regs (
     words[TSR_REG_IRQ_ENABLE/4] = {31'd0, irq_en};
     words[TSR_REG_FINGERPRINT_LO/4] = TSR_FINGERPRINT[31:0];
     words[TSR_REG_FINGERPRINT_HI/4] = TSR_FINGERPRINT[63:32];
-    for (int k = 0; k < NP; k++) begin
+    for (int k = 0; k < NCTR; k++) begin
       if (TSR_COUNTER_BUILT[k]) begin
-        words[TSR_COUNTER_BASE/4+2*k] = 32'(counters[64*k+:(CTR_W < 32 ? CTR_W : 32)]);
+        words[TSR_COUNTER_BASE/4+2*k] = counters[64*k+:32];  // counters.bits >= 32 (isa/config.def)
         if (CTR_W > 32) words[TSR_COUNTER_BASE/4+2*k+1] = 32'(counters[64*k+32+:(CTR_W > 32 ? CTR_W - 32 : 1)]);
       end
     end

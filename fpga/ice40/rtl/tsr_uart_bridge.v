@@ -80,21 +80,29 @@ module tsr_uart_bridge #(
   tsr_uart_tx #(.CLKS_PER_BIT(CLKS_PER_BIT)) utx (
       .clk(clk), .rst(rst), .valid(tx_valid), .data(tx_data), .ready(tx_ready), .tx(tx));
 
-  // --- the write payload buffer (block RAM) ----------------------------------
-  logic [31:0] buf_mem[WORDS];
-  logic buf_we;
-  logic [WA-1:0] buf_wa, buf_ra;
-  logic [31:0] buf_wd, buf_rd;
-  always_ff @(posedge clk) begin
-    if (buf_we) buf_mem[buf_wa] <= buf_wd;
-    if (state == S_MW_READ && !buf_we) buf_rd <= buf_mem[buf_ra];  // (never both: no bypass)
-  end
-
   typedef enum logic [4:0] {
     S_SYNC, S_HDR, S_CHECK, S_PAYLOAD, S_CRC, S_DISCARD, S_MW_READ, S_MW_REQ, S_MR_REQ,
     S_RR_ADDR, S_RR_DATA, S_RW_REQ, S_RW_RESP, S_TX_SYNC, S_TX_STATUS, S_TX_TAG, S_TX_DATA, S_TX_CRC
   } state_t;
   state_t state;
+
+  // --- the write payload buffer (block RAM; it is written while receiving
+  // and read in S_MW_READ, never both in a cycle) ------------------------------
+  logic buf_we;
+  logic [WA-1:0] buf_wa, buf_ra;
+  logic [31:0] buf_wd, buf_rd;
+  tsr_sdp_ram #(
+      .DEPTH(WORDS),
+      .WIDTH(32)
+  ) u_buf (
+      .clk(clk),
+      .we(buf_we),
+      .waddr(buf_wa),
+      .wdata(buf_wd),
+      .re(state == S_MW_READ),
+      .raddr(buf_ra),
+      .rdata(buf_rd)
+  );
 
   logic [1:0] op;
   logic op_bad, addr_hi, len_hi, last_valid, aw_done, w_done;
