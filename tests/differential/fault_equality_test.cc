@@ -11,6 +11,7 @@
 #include "driver/registry.h"
 #include "isa/asm.h"
 #include "isa/config.h"
+#include "isa/program.h"
 #include "isa/regs.h"
 #include "sim/cycle_sim.h"
 #include "sim/dram.h"
@@ -155,6 +156,10 @@ TEST(FaultEquality, LaunchBoundsAgreeOnEveryTarget) {
                                  {0x1000, 0x80000000U, true},
                                  {0x1000, static_cast<uint32_t>(size / 16), true}};
     if (size / 16 <= 8192) cases.push_back({0, static_cast<uint32_t>(size / 16), false});
+    Instruction finish;
+    finish.opcode = static_cast<int64_t>(Opcode::kFinish);
+    auto finish_word = EncodeStream(cfg, {finish});
+    ASSERT_TRUE(finish_word.ok()) << finish_word.status().ToString();
     std::vector<std::string> targets = {"ref", "sim"};
     for (const std::string& t : SelfContainedDeviceTargets())
       if (t != "ref" && t != "sim") targets.push_back(t);
@@ -163,13 +168,8 @@ TEST(FaultEquality, LaunchBoundsAgreeOnEveryTarget) {
         auto dev = OpenDevice(target, cfg);
         ASSERT_TRUE(dev.ok()) << dev.status().ToString();
         if (!l.bad) {
-          auto fin = Assemble(cfg, ".text 0x0\nFINISH\n", "finish");
-          ASSERT_TRUE(fin.ok()) << fin.status().ToString();
-          Dram dram(cfg.dram_size_bytes);
-          ASSERT_TRUE(LoadProgram(cfg, *fin, &dram).ok());
-          const auto segments = dram.Segments();
-          const uint64_t last = l.addr + 16 * (static_cast<uint64_t>(l.count) - 1);
-          ASSERT_TRUE((*dev)->Write(last, segments.at(0).second.data(), 16).ok());
+          const uint64_t last = l.addr + kInsnBytes * (static_cast<uint64_t>(l.count) - 1);
+          ASSERT_TRUE((*dev)->Write(last, finish_word->data(), kInsnBytes).ok());
         }
         (*dev)->WriteReg(regs::kInsnAddrLo, static_cast<uint32_t>(l.addr));
         (*dev)->WriteReg(regs::kInsnAddrHi, static_cast<uint32_t>(l.addr >> 32));

@@ -259,7 +259,8 @@ TEST_P(RtlVsSim, OverlapExamples) {
 
 // Empty transfers (no rows, or no columns) move nothing; the engines must
 // not act on the next instruction's fields (the serial core's DMA engines
-// read the held instruction, not a copy). Random programs never draw them.
+// read the held instruction, not a copy). Random programs draw them now and
+// then; these put each kind right before a real one.
 TEST_P(RtlVsSim, EmptyTransfersThenRealOnes) {
   HwConfig cfg = testing::LoadConfigOrDie(GetParam());
   testing::DevicePair pair(cfg, "sim", "rtl");
