@@ -101,33 +101,36 @@ std::string CounterNotBuiltReason(const HwConfig& cfg, regs::Counter c) {
   return CounterBuilt(cfg, c) ? "" : std::string(regs::CounterInfoOf(c).built_with) + " 0";
 }
 
+nlohmann::json CounterJson(const HwConfig& cfg, regs::Counter c, int64_t value) {
+  return CounterBuilt(cfg, c) ? nlohmann::json(value) : nlohmann::json();
+}
+
 void CountersToJson(const DeviceCounters& c, const HwConfig& cfg, bool timed, nlohmann::json* out) {
   nlohmann::json& j = *out;
-  // A counter the device does not build is null, not a misleading 0.
-  auto built = [&](regs::Counter k, auto v) { return CounterBuilt(cfg, k) ? nlohmann::json(v) : nlohmann::json(); };
   using regs::Counter;
   nlohmann::json ins = nlohmann::json::object();
   for (const OpcodeInfo& op : kOpcodes) {
     std::string name(op.name);
     for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    ins[name] = built(Counter::insns_by_opcode, c.insns_by_opcode[static_cast<size_t>(op.op)]);
+    ins[name] = CounterJson(cfg, Counter::insns_by_opcode, c.insns_by_opcode[static_cast<size_t>(op.op)]);
   }
   j["instructions"] = ins;
-  j["dram_read_bytes"] = built(Counter::load_bytes_by_mem, c.dram_read_bytes());
-  nlohmann::json by_kind = {{"insn", built(Counter::insn_fetch_bytes, c.insn_fetch_bytes)}};
+  j["dram_read_bytes"] = CounterJson(cfg, Counter::load_bytes_by_mem, c.dram_read_bytes());
+  nlohmann::json by_kind = {{"insn", CounterJson(cfg, Counter::insn_fetch_bytes, c.insn_fetch_bytes)}};
   for (const MemInfo& m : kMemTypes)
     if (m.loadable)
-      by_kind[std::string(m.name)] = built(Counter::load_bytes_by_mem, c.load_bytes_by_mem[static_cast<size_t>(m.mem)]);
+      by_kind[std::string(m.name)] =
+          CounterJson(cfg, Counter::load_bytes_by_mem, c.load_bytes_by_mem[static_cast<size_t>(m.mem)]);
   j["dram_read_bytes_by_kind"] = by_kind;
-  j["dram_write_bytes"] = built(Counter::dram_write_bytes, c.dram_write_bytes);
-  j["macs"] = built(Counter::macs, c.macs);
-  j["gemm_iterations"] = built(Counter::gemm_iterations, c.gemm_iterations);
-  j["alu_iterations"] = built(Counter::alu_iterations, c.alu_iterations);
-  j["uop_loads"] = built(Counter::uop_loads, c.uop_loads);
+  j["dram_write_bytes"] = CounterJson(cfg, Counter::dram_write_bytes, c.dram_write_bytes);
+  j["macs"] = CounterJson(cfg, Counter::macs, c.macs);
+  j["gemm_iterations"] = CounterJson(cfg, Counter::gemm_iterations, c.gemm_iterations);
+  j["alu_iterations"] = CounterJson(cfg, Counter::alu_iterations, c.alu_iterations);
+  j["uop_loads"] = CounterJson(cfg, Counter::uop_loads, c.uop_loads);
   if (!timed) return;
   j["cycles"] = c.cycles;
-  j["gemm_utilization"] = built(Counter::macs, c.GemmUtilization(cfg));
-  j["gemm_macs"] = built(Counter::macs, c.macs);
+  j["gemm_utilization"] = CounterJson(cfg, Counter::macs, c.GemmUtilization(cfg));
+  j["gemm_macs"] = CounterJson(cfg, Counter::macs, c.macs);
   j["dram_busy_cycles"] = c.dram_busy_cycles;
   j["dram_bandwidth_utilization"] = c.cycles ? static_cast<double>(c.dram_busy_cycles) / c.cycles : 0.0;
   j["port_bursts"] = c.port_bursts;
@@ -135,8 +138,8 @@ void CountersToJson(const DeviceCounters& c, const HwConfig& cfg, bool timed, nl
     const auto unit = static_cast<regs::Unit>(u);
     nlohmann::json m = nlohmann::json::object();
     for (int k = 0; k < regs::kNumStalls; ++k)
-      m[std::string(regs::kStallNames[k])] = built(Counter::stalls, c.unit(unit).at(k));
-    m["idle"] = built(Counter::stalls, c.idle(unit));
+      m[std::string(regs::kStallNames[k])] = CounterJson(cfg, Counter::stalls, c.unit(unit).at(k));
+    m["idle"] = CounterJson(cfg, Counter::stalls, c.idle(unit));
     j[std::string(regs::kUnitNames[u])] = m;
   }
 }

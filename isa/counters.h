@@ -88,6 +88,8 @@ bool CounterBuilt(const HwConfig& cfg, regs::Counter c);
 bool CounterRegisterBuilt(const HwConfig& cfg, uint32_t index);
 // "counters.volumes 0": why `c` is not built on `cfg`, for a user ("" when it is).
 std::string CounterNotBuiltReason(const HwConfig& cfg, regs::Counter c);
+// A counter's value in JSON output: null when the device does not build it (not a misleading 0).
+nlohmann::json CounterJson(const HwConfig& cfg, regs::Counter c, int64_t value);
 
 // Adds the --stats-json keys (docs/formats.md) to `j`: instructions{...},
 // dram_read_bytes, dram_read_bytes_by_kind{insn, uop, ...}, dram_write_bytes,

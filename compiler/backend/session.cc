@@ -15,16 +15,13 @@ namespace {
 
 using Json = nlohmann::json;
 
-// A counter's value, null when the device does not build it (isa/counters.h CounterBuilt).
-Json Built(const HwConfig& cfg, regs::Counter k, int64_t v) { return CounterBuilt(cfg, k) ? Json(v) : Json(); }
-
 // "fetch": {"busy": .., "wait_token": .., ...} for every unit (isa/regs.def).
 void AddUnits(const HwConfig& cfg, const DeviceCounters& c, Json* j) {
   for (int u = 0; u < regs::kNumUnits; ++u) {
     Json m = Json::object();
     for (int k = 0; k < regs::kNumStalls; ++k)
       m[std::string(regs::kStallNames[k])] =
-          Built(cfg, regs::Counter::stalls, c.unit(static_cast<regs::Unit>(u)).at(k));
+          CounterJson(cfg, regs::Counter::stalls, c.unit(static_cast<regs::Unit>(u)).at(k));
     (*j)[std::string(regs::kUnitNames[u])] = m;
   }
 }
@@ -161,8 +158,8 @@ std::string Session::StatsJson(const RunStats& s) const {
   j["cycles"] = cycles;
   j["gemm_utilization"] = cycles ? s.useful_macs / (peak * cycles) : 0.0;
   j["useful_macs"] = s.useful_macs;
-  j["dram_read_bytes"] = Built(cfg, regs::Counter::load_bytes_by_mem, s.device.dram_read_bytes());
-  j["dram_write_bytes"] = Built(cfg, regs::Counter::dram_write_bytes, s.device.dram_write_bytes);
+  j["dram_read_bytes"] = CounterJson(cfg, regs::Counter::load_bytes_by_mem, s.device.dram_read_bytes());
+  j["dram_write_bytes"] = CounterJson(cfg, regs::Counter::dram_write_bytes, s.device.dram_write_bytes);
   AddUnits(cfg, s.device, &j);
   j["host_seconds"] = s.host_seconds;
   Json ls = Json::array();
@@ -175,8 +172,8 @@ std::string Session::StatsJson(const RunStats& s) const {
       e["cycles"] = c.cycles;
       e["gemm_utilization"] = c.cycles ? l.useful_macs / (peak * c.cycles) : 0.0;
       e["useful_macs"] = l.useful_macs;
-      e["dram_read_bytes"] = Built(cfg, regs::Counter::load_bytes_by_mem, c.dram_read_bytes());
-      e["dram_write_bytes"] = Built(cfg, regs::Counter::dram_write_bytes, c.dram_write_bytes);
+      e["dram_read_bytes"] = CounterJson(cfg, regs::Counter::load_bytes_by_mem, c.dram_read_bytes());
+      e["dram_write_bytes"] = CounterJson(cfg, regs::Counter::dram_write_bytes, c.dram_write_bytes);
       e["bound"] = BoundName(rl.bound);
       e["roofline_cycles"] = rl.bound_cycles;
       e["roofline"] = Json{{"compute", rl.compute},   {"load", rl.load},     {"store", rl.store},

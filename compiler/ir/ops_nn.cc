@@ -209,8 +209,8 @@ Status MatMulShape(const Node& n, Shape a, Shape b, Shape* out) {
 }
 
 void RegisterNnOps(std::vector<OpDef>* ops) {
-  const AttrDef strides{"strides", AttrKind::kInts}, pads{"pads", AttrKind::kInts}, dil{"dilations", AttrKind::kInts},
-      group{"group", AttrKind::kInt}, kernel{"kernel", AttrKind::kInts, true}, ceil{"ceil_mode", AttrKind::kInt};
+  const auto [strides, pads, dil, group] = ConvAttrDefs{};
+  const AttrDef kernel{"kernel", AttrKind::kInts, true}, ceil{"ceil_mode", AttrKind::kInt};
   ops->push_back({"conv",
                   2,
                   3,

@@ -73,8 +73,7 @@ Status InferIntegerOp(const Node& n, std::vector<TensorType>* out) {
 }  // namespace
 
 void RegisterQLinearOps(std::vector<OpDef>* ops) {
-  const AttrDef strides{"strides", AttrKind::kInts}, pads{"pads", AttrKind::kInts}, dil{"dilations", AttrKind::kInts},
-      group{"group", AttrKind::kInt};
+  const auto [strides, pads, dil, group] = ConvAttrDefs{};
   ops->push_back({"qlinear_conv",
                   2,
                   3,

@@ -220,8 +220,7 @@ Status InferRequantize(const Node& n, std::vector<TensorType>* out) {
 }  // namespace
 
 void RegisterQuantOps(std::vector<OpDef>* ops) {
-  const AttrDef strides{"strides", AttrKind::kInts}, pads{"pads", AttrKind::kInts}, dil{"dilations", AttrKind::kInts},
-      group{"group", AttrKind::kInt};
+  const auto [strides, pads, dil, group] = ConvAttrDefs{};
   const AttrDef mult{"multiplier", AttrKind::kInts, true}, shift{"shift", AttrKind::kInt, true},
       amin{"act_min", AttrKind::kInt}, amax{"act_max", AttrKind::kInt};
   ops->push_back({"quantize",

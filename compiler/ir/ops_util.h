@@ -17,6 +17,13 @@ void RegisterRnnOps(std::vector<OpDef>* ops);
 void RegisterQuantOps(std::vector<OpDef>* ops);
 void RegisterQLinearOps(std::vector<OpDef>* ops);
 
+// ONNX Conv's attributes, shared by every convolution-shaped op:
+// `const auto [strides, pads, dil, group] = ConvAttrDefs{};`.
+struct ConvAttrDefs {
+  AttrDef strides{"strides", AttrKind::kInts}, pads{"pads", AttrKind::kInts}, dil{"dilations", AttrKind::kInts},
+      group{"group", AttrKind::kInt};
+};
+
 // Error prefixed with the node description.
 template <typename... Args>
 Status NodeError(const Node& n, fmt::format_string<Args...> f, Args&&... args) {
