@@ -41,18 +41,32 @@ Case RandomCase(std::mt19937_64& rng, bool dense) {
       g.ic = U(1, 40), g.oc = U(1, 40);
     }
   }
-  const int64_t icg = g.ic / g.groups;
-  c.x.resize(static_cast<size_t>(g.n * g.ic * g.ih * g.iw));
-  c.w.resize(static_cast<size_t>(g.oc * icg * g.kh * g.kw));
-  for (auto& v : c.x) v = static_cast<int8_t>(U(-128, 127));
-  for (auto& v : c.w) v = static_cast<int8_t>(U(-127, 127));
-  for (int64_t m = 0; m < g.oc; ++m) {
-    c.bias.push_back(U(-50000, 50000));
-    c.mult.push_back(U(1 << 29, (int64_t{1} << 31) - 1));
-  }
+  FillData(rng, &c);
   c.shift = static_cast<int>(U(36, 44));
   if (U(0, 1)) c.lo = 0;  // fused ReLU (MULSHRC)
   return c;
+}
+
+ConvEpilogue EpilogueOf(const Case& c) {
+  ConvEpilogue e = ConvEpilogue::ForRange(c.lo, c.hi);
+  e.max_pool = c.pool;
+  e.residual_passes = c.add ? ConvEpilogue::ResidualPasses(c.alo, c.ahi) : 0;
+  return e;
+}
+
+void FillData(std::mt19937_64& rng, Case* c, bool params) {
+  auto U = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  const ConvGeometry& g = c->g;
+  c->x.resize(static_cast<size_t>(g.n * g.ic * g.ih * g.iw));
+  c->w.resize(static_cast<size_t>(g.oc * (g.ic / g.groups) * g.kh * g.kw));
+  for (auto& v : c->x) v = static_cast<int8_t>(U(-128, 127));
+  for (auto& v : c->w) v = static_cast<int8_t>(U(-127, 127));
+  if (!params) return;
+  c->bias.clear(), c->mult.clear();
+  for (int64_t m = 0; m < g.oc; ++m) {
+    c->bias.push_back(U(-50000, 50000));
+    c->mult.push_back(U(1 << 29, (int64_t{1} << 31) - 1));
+  }
 }
 
 // A grouped convolution whose groups are either whole channel blocks of the
@@ -78,15 +92,7 @@ Case RandomGroupedCase(std::mt19937_64& rng, int64_t block, bool grouped, bool d
     g.ih = U(h0, std::max<int64_t>(h0, 16)), g.iw = U(w0, std::max<int64_t>(w0, 16));
     g.oh = (g.ih + 2 * g.pt - g.ekh()) / g.sh + 1, g.ow = (g.iw + 2 * g.pl - g.ekw()) / g.sw + 1;
   }
-  c.x.resize(static_cast<size_t>(g.n * g.ic * g.ih * g.iw));
-  c.w.resize(static_cast<size_t>(g.oc * (g.ic / g.groups) * g.kh * g.kw));
-  for (auto& v : c.x) v = static_cast<int8_t>(U(-128, 127));
-  for (auto& v : c.w) v = static_cast<int8_t>(U(-127, 127));
-  c.bias.clear(), c.mult.clear();
-  for (int64_t m = 0; m < g.oc; ++m) {
-    c.bias.push_back(U(-50000, 50000));
-    c.mult.push_back(U(1 << 29, (int64_t{1} << 31) - 1));
-  }
+  FillData(rng, &c);
   return c;
 }
 
@@ -99,10 +105,7 @@ Case RandomPoolCase(std::mt19937_64& rng) {
   g.oh = 2 * U(1, 12), g.ow = 2 * U(1, 12);
   if (U(0, 2) == 0) g.oh = g.ow = 2 * U(14, 28);  // several row tiles
   g.ih = (g.oh - 1) * g.sh + g.kh - 2 * g.pt, g.iw = (g.ow - 1) * g.sw + g.kw - 2 * g.pl;
-  c.x.resize(static_cast<size_t>(g.n * g.ic * g.ih * g.iw));
-  c.w.resize(static_cast<size_t>(g.oc * g.ic * g.kh * g.kw));
-  for (auto& v : c.x) v = static_cast<int8_t>(U(-128, 127));
-  for (auto& v : c.w) v = static_cast<int8_t>(U(-127, 127));
+  FillData(rng, &c, false);  // (its oc, and so RandomCase's parameters, stay)
   c.pool = true;
   return c;
 }
@@ -186,9 +189,7 @@ std::vector<int8_t> DenseReference(const Case& c) {
 }
 
 StatusOr<Result> RunOnDevice(const HwConfig& cfg, const std::string& target, const Case& c) {
-  ConvEpilogue e = ConvEpilogue::ForRange(c.lo, c.hi);
-  e.max_pool = c.pool;
-  e.residual_passes = c.add ? ConvEpilogue::ResidualPasses(c.alo, c.ahi) : 0;
+  const ConvEpilogue e = EpilogueOf(c);
   TSR_ASSIGN_OR_RETURN(ConvBlocking blocks, BlockConv(cfg, c.g));
   const ConvGeometry& g = c.g;
   const WeightTileMask nonzero =

@@ -40,6 +40,11 @@ struct Result {
 
 // A random conv (or, `dense`, a [rows][K] x [K][M] product).
 Case RandomCase(std::mt19937_64& rng, bool dense);
+// The layer's epilogue: its clamp, fused pool and residual add.
+ConvEpilogue EpilogueOf(const Case& c);
+// Random inputs and weights for c's geometry and, with `params`, a
+// per-channel bias and multiplier.
+void FillData(std::mt19937_64& rng, Case* c, bool params = true);
 // A grouped convolution whose groups are either whole channel blocks of the
 // config or divide a block with in = out channels, and/or a dilated one.
 Case RandomGroupedCase(std::mt19937_64& rng, int64_t block, bool grouped, bool dilated);

@@ -39,10 +39,7 @@ void Check(const std::string& config, const std::string& target, int cases, uint
       c.alo = -100, c.ahi = 90;
     }
     // The tiles must fit; the partitioner keeps the op apart (or on the CPU) otherwise.
-    ConvEpilogue e = ConvEpilogue::ForRange(c.lo, c.hi);
-    e.max_pool = c.pool;
-    e.residual_passes = c.add ? ConvEpilogue::ResidualPasses(c.alo, c.ahi) : 0;
-    if (!PlanConv(cfg, c.g, e).ok()) {
+    if (!PlanConv(cfg, c.g, EpilogueOf(c)).ok()) {
       ++skipped;
       continue;
     }
@@ -101,8 +98,6 @@ TEST(ConvCodegen, RandomShapesOnSimIce40Serial) {
 TEST(ConvCodegen, FusedMaxPoolOnRefDefault) { Check("configs/default.json", "ref", 25, 6, Fused::kPool); }
 TEST(ConvCodegen, FusedMaxPoolOnSimDefault) { Check("configs/default.json", "sim", 10, 7, Fused::kPool); }
 TEST(ConvCodegen, FusedMaxPoolOnRefTiny) { Check("configs/tiny.json", "ref", 12, 8, Fused::kPool); }
-// A residual qadd fused into the epilogue (fuse_conv_add.h) against conv,
-// requantize, qadd in plain loops.
 // Grouped convolutions (block-diagonal and independent group GEMMs) and dilated ones.
 TEST(ConvCodegen, GroupedOnRefDefault) { Check("configs/default.json", "ref", 30, 12, Fused::kGroups); }
 TEST(ConvCodegen, GroupedOnSimDefault) { Check("configs/default.json", "sim", 12, 13, Fused::kGroups); }
@@ -112,6 +107,8 @@ TEST(ConvCodegen, DilatedOnRefDefault) { Check("configs/default.json", "ref", 30
 TEST(ConvCodegen, DilatedOnSimDefault) { Check("configs/default.json", "sim", 12, 17, Fused::kDilation); }
 TEST(ConvCodegen, DilatedOnRefTiny) { Check("configs/tiny.json", "ref", 20, 18, Fused::kDilation); }
 
+// A residual qadd fused into the epilogue (fuse_conv_add.h) against conv,
+// requantize, qadd in plain loops.
 TEST(ConvCodegen, FusedAddOnRefDefault) { Check("configs/default.json", "ref", 25, 9, Fused::kAdd); }
 TEST(ConvCodegen, FusedAddOnSimDefault) { Check("configs/default.json", "sim", 10, 10, Fused::kAdd); }
 TEST(ConvCodegen, OverlapOnRefDefault) { Check("configs/default.json", "ref", 20, 21, Fused::kNone, true); }

@@ -53,15 +53,7 @@ void CheckSparse(const std::string& config, const std::string& target, int cases
       c.g.ic = c.g.oc = ch(rng), c.g.groups = c.g.groups > 1 ? c.g.ic : 1;
       if (c.g.groups == 1) c.g.oc = ch(rng);
       if (c.dense) c.g.oh = c.g.ih;
-      c.x.resize(static_cast<size_t>(c.g.n * c.g.ic * c.g.ih * c.g.iw));
-      c.w.resize(static_cast<size_t>(c.g.oc * (c.g.ic / c.g.groups) * c.g.kh * c.g.kw));
-      for (auto& v : c.x) v = static_cast<int8_t>(rng() % 256 - 128);
-      for (auto& v : c.w) v = static_cast<int8_t>(rng() % 255 - 127);
-      c.bias.clear(), c.mult.clear();
-      for (int64_t m = 0; m < c.g.oc; ++m) {
-        c.bias.push_back(static_cast<int64_t>(rng() % 100001) - 50000);
-        c.mult.push_back((int64_t{1} << 29) + static_cast<int64_t>(rng() % (int64_t{1} << 30)));
-      }
+      FillData(rng, &c);
     }
     ZeroWeightTiles(cfg, rng, &c);
     Case dense = c;

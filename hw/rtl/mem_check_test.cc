@@ -86,16 +86,9 @@ Instruction Pick(const HwConfig& cfg, std::mt19937_64& rng) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s CONFIG.json [--seed S] [--words N]\n", argv[0]);
-    return 2;
-  }
-  uint64_t seed = 1, words = 300000;
-  for (int i = 2; i + 1 < argc; i += 2) {
-    if (std::string(argv[i]) == "--seed") seed = std::strtoull(argv[i + 1], nullptr, 10);
-    if (std::string(argv[i]) == "--words") words = std::strtoull(argv[i + 1], nullptr, 10);
-  }
-  const HwConfig cfg = testing::LoadConfigOrDie(argv[1]);
+  const testing::RtlUnitArgs args = testing::ParseRtlUnitArgs(argc, argv, 300000);
+  const HwConfig& cfg = args.cfg;
+  const uint64_t seed = args.seed, words = args.words;
   std::mt19937_64 rng(seed);
   Core core(cfg, cfg.dram_size_bytes);
   Vtsr_mem_check dut;

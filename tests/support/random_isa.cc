@@ -1,6 +1,8 @@
 #include "tests/support/random_isa.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 #include "isa/encoding.h"
 
@@ -36,6 +38,19 @@ HwConfig LoadConfigOrDie(const std::string& path) {
   auto c = LoadHwConfig(path);
   TSR_CHECK(c.ok(), "{}", c.status().ToString());
   return *c;
+}
+
+RtlUnitArgs ParseRtlUnitArgs(int argc, char** argv, uint64_t default_words) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s CONFIG.json [--seed S] [--words N]\n", argv[0]);
+    std::exit(2);
+  }
+  RtlUnitArgs a{LoadConfigOrDie(argv[1]), 1, default_words};
+  for (int i = 2; i + 1 < argc; i += 2) {
+    if (std::string(argv[i]) == "--seed") a.seed = std::strtoull(argv[i + 1], nullptr, 10);
+    if (std::string(argv[i]) == "--words") a.words = std::strtoull(argv[i + 1], nullptr, 10);
+  }
+  return a;
 }
 
 Instruction RandomLegalInstruction(const HwConfig& cfg, std::mt19937_64& rng) {

@@ -22,6 +22,15 @@ bool TooBigForSmallDram(const HwConfig& cfg, const Status& assembled);
 // "a.json,b.json" (a list the build passes as a compile definition) split at the commas.
 std::vector<std::string> ConfigPathList(const std::string& comma_separated);
 HwConfig LoadConfigOrDie(const std::string& path);
+
+// The arguments of a module-against-C++ RTL test (hw/rtl/*_test.cc):
+// `PROG CONFIG.json [--seed S] [--words N]`; prints the usage and exits 2
+// without a config.
+struct RtlUnitArgs {
+  HwConfig cfg;
+  uint64_t seed = 1, words = 0;
+};
+RtlUnitArgs ParseRtlUnitArgs(int argc, char** argv, uint64_t default_words);
 // Test-name suffix for a config path: "configs/pynq-z1.json" -> "pynq_z1".
 std::string ConfigTestName(const std::string& path);
 // The name generator of a suite parameterized by config paths (INSTANTIATE_TEST_SUITE_P's last argument).

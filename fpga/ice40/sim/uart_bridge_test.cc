@@ -20,7 +20,8 @@ namespace {
 using tessera::fpga::Cmd;
 using tessera::fpga::EncodeRequest;
 using tessera::fpga::ReplyStatus;
-constexpr int kCpb = 4;  // the bench's CLKS_PER_BIT
+constexpr int kCpb = 4;                 // the bench's CLKS_PER_BIT
+constexpr uint32_t kMemBytes = 131072;  // the bench's MEM_BYTES
 
 long failures = 0;
 #define EXPECT(c)                                                          \
@@ -80,6 +81,11 @@ class Bench {
   Reply Transact(Cmd cmd, uint8_t tag, uint32_t addr, uint16_t len, const uint8_t* payload) {
     Send(EncodeRequest(cmd, tag, addr, len, payload));
     return Receive(tessera::fpga::ReplyPayloadBytes(cmd, len));
+  }
+  // A frame the bridge must refuse before any payload: its error reply.
+  Reply Refused(const std::vector<uint8_t>& frame) {
+    Send(frame);
+    return Receive(0);
   }
   void Idle(long cycles) {
     for (long c = 0; c < cycles; ++c) Tick();
@@ -166,6 +172,7 @@ int main() {
   std::mt19937 rng(12);
   uint8_t tag = 0;
   auto ok = [](const Reply& r) { return r.got && r.crc_ok && r.status == 0; };
+  auto is = [](const Reply& r, ReplyStatus st) { return r.got && r.status == static_cast<uint8_t>(st); };
 
   // Registers: a write is one AXI4-Lite write with its address and data, a read returns the slave's data.
   const uint8_t v[4] = {0x78, 0x56, 0x34, 0x12};
@@ -185,16 +192,16 @@ int main() {
   tag += 1;
 
   // Memory: random word-aligned writes of 4..256 bytes, read back against a host copy.
-  std::vector<uint8_t> host(131072, 0);
+  std::vector<uint8_t> host(kMemBytes, 0);
   std::vector<uint8_t> buf(256);
   for (int i = 0; i < 60; ++i) {
     const uint16_t len = static_cast<uint16_t>(4 * (1 + rng() % 64));
-    const uint32_t addr = 4 * (rng() % ((131072 - len) / 4 + 1));
+    const uint32_t addr = 4 * (rng() % ((kMemBytes - len) / 4 + 1));
     for (int k = 0; k < len; ++k) buf[k] = static_cast<uint8_t>(rng());
     r = tb.Transact(Cmd::kMemWrite, ++tag, addr, len, buf.data());
     EXPECT(ok(r));
     std::copy(buf.begin(), buf.begin() + len, host.begin() + addr);
-    const uint32_t raddr = i % 2 ? addr : 4 * (rng() % (131072 / 4 - 64));
+    const uint32_t raddr = i % 2 ? addr : 4 * (rng() % (kMemBytes / 4 - 64));
     r = tb.Transact(Cmd::kMemRead, ++tag, raddr, 256, nullptr);
     EXPECT(ok(r) && r.payload.size() == 256 && std::equal(r.payload.begin(), r.payload.end(), host.begin() + raddr));
   }
@@ -211,66 +218,60 @@ int main() {
   f.back() ^= 0x01;
   tb.Send(f);
   r = tb.Receive(0);
-  EXPECT(r.got && r.crc_ok && r.status == static_cast<uint8_t>(ReplyStatus::kBadCrc) && r.tag == tag);
+  EXPECT(is(r, ReplyStatus::kBadCrc) && r.crc_ok && r.tag == tag);
   EXPECT(tb.reg_writes == writes && tb.regs.count(0x018) == 0);
   // A garbled payload byte of a memory write: memory unchanged.
   f = EncodeRequest(Cmd::kMemWrite, ++tag, 0x100, 4, w);
   f[10] ^= 0x80;
   tb.Send(f);
   r = tb.Receive(0);
-  EXPECT(r.got && r.status == static_cast<uint8_t>(ReplyStatus::kBadCrc));
+  EXPECT(is(r, ReplyStatus::kBadCrc));
   r = tb.Transact(Cmd::kMemRead, ++tag, 0x100, 4, nullptr);
   EXPECT(ok(r) && std::equal(r.payload.begin(), r.payload.end(), host.begin() + 0x100));
 
   // Unknown command and bad lengths: the rest of the frame is discarded, then the error.
-  tb.Send(EncodeRequest(static_cast<Cmd>(9), ++tag, 0, 4, nullptr));
-  r = tb.Receive(0);
-  EXPECT(r.got && r.crc_ok && r.status == static_cast<uint8_t>(ReplyStatus::kBadCommand));
-  tb.Send(EncodeRequest(Cmd::kMemRead, ++tag, 0x102, 4, nullptr));
-  r = tb.Receive(0);
-  EXPECT(r.got && r.status == static_cast<uint8_t>(ReplyStatus::kBadLength));
-  tb.Send(EncodeRequest(Cmd::kMemRead, ++tag, 0, 260, nullptr));
-  r = tb.Receive(0);
-  EXPECT(r.got && r.status == static_cast<uint8_t>(ReplyStatus::kBadLength));
-  tb.Send(EncodeRequest(Cmd::kRegRead, ++tag, 0, 2, nullptr));
-  r = tb.Receive(0);
-  EXPECT(r.got && r.status == static_cast<uint8_t>(ReplyStatus::kBadLength));
+  r = tb.Refused(EncodeRequest(static_cast<Cmd>(9), ++tag, 0, 4, nullptr));
+  EXPECT(is(r, ReplyStatus::kBadCommand) && r.crc_ok);
+  r = tb.Refused(EncodeRequest(Cmd::kMemRead, ++tag, 0x102, 4, nullptr));
+  EXPECT(is(r, ReplyStatus::kBadLength));
+  r = tb.Refused(EncodeRequest(Cmd::kMemRead, ++tag, 0, 260, nullptr));
+  EXPECT(is(r, ReplyStatus::kBadLength));
+  r = tb.Refused(EncodeRequest(Cmd::kRegRead, ++tag, 0, 2, nullptr));
+  EXPECT(is(r, ReplyStatus::kBadLength));
 
   // Outside memory, outside the register window, a slave error: bus errors.
-  r = tb.Transact(Cmd::kMemRead, ++tag, 131072 - 4, 8, nullptr);
-  EXPECT(r.got && r.status == static_cast<uint8_t>(ReplyStatus::kBusError));
+  r = tb.Transact(Cmd::kMemRead, ++tag, kMemBytes - 4, 8, nullptr);
+  EXPECT(is(r, ReplyStatus::kBusError));
   r = tb.Transact(Cmd::kRegRead, ++tag, 0x1000, 4, nullptr);
-  EXPECT(r.got && r.status == static_cast<uint8_t>(ReplyStatus::kBusError));
+  EXPECT(is(r, ReplyStatus::kBusError));
   r = tb.Transact(Cmd::kRegWrite, ++tag, tb.error_addr, 4, v);
-  EXPECT(r.got && r.crc_ok && r.status == static_cast<uint8_t>(ReplyStatus::kBusError));
+  EXPECT(is(r, ReplyStatus::kBusError) && r.crc_ok);
   r = tb.Transact(Cmd::kRegRead, ++tag, tb.error_addr, 4, nullptr);
-  EXPECT(r.got && r.status == static_cast<uint8_t>(ReplyStatus::kBusError) && r.payload.empty());
+  EXPECT(is(r, ReplyStatus::kBusError) && r.payload.empty());
   // Address bits above the memory's and the window's (the bridge keeps 17 and a flag), a sum that
   // wraps 32 bits, a length's high byte: errors; the last 256 bytes of memory are in range.
   const long reads = tb.reg_reads;
   for (uint32_t a : {0x00020000u, 0x80000000u, 0x01000100u, 0xFFFFFFFCu}) {
     r = tb.Transact(Cmd::kMemRead, ++tag, a, 8, nullptr);
-    EXPECT(r.got && r.status == static_cast<uint8_t>(ReplyStatus::kBusError));
+    EXPECT(is(r, ReplyStatus::kBusError));
     r = tb.Transact(Cmd::kMemWrite, ++tag, a, 4, w);
-    EXPECT(r.got && r.status == static_cast<uint8_t>(ReplyStatus::kBusError));
+    EXPECT(is(r, ReplyStatus::kBusError));
     r = tb.Transact(Cmd::kRegRead, ++tag, (a & ~0xFFFu) | 0x010, 4, nullptr);
-    EXPECT(r.got && r.status == static_cast<uint8_t>(ReplyStatus::kBusError));
+    EXPECT(is(r, ReplyStatus::kBusError));
   }
   EXPECT(tb.reg_reads == reads);
-  r = tb.Transact(Cmd::kMemRead, ++tag, 131072 - 256, 256, nullptr);
+  r = tb.Transact(Cmd::kMemRead, ++tag, kMemBytes - 256, 256, nullptr);
   EXPECT(ok(r) && std::equal(r.payload.begin(), r.payload.end(), host.end() - 256));
-  tb.Send(EncodeRequest(Cmd::kMemRead, ++tag, 0, 0x1004, nullptr));
-  r = tb.Receive(0);
-  EXPECT(r.got && r.status == static_cast<uint8_t>(ReplyStatus::kBadLength));
-  tb.Send(EncodeRequest(Cmd::kRegRead, ++tag, 0x010, 0x0104, nullptr));
-  r = tb.Receive(0);
-  EXPECT(r.got && r.status == static_cast<uint8_t>(ReplyStatus::kBadLength));
+  r = tb.Refused(EncodeRequest(Cmd::kMemRead, ++tag, 0, 0x1004, nullptr));
+  EXPECT(is(r, ReplyStatus::kBadLength));
+  r = tb.Refused(EncodeRequest(Cmd::kRegRead, ++tag, 0x010, 0x0104, nullptr));
+  EXPECT(is(r, ReplyStatus::kBadLength));
 
   // A UART framing error inside a frame.
   f = EncodeRequest(Cmd::kRegRead, ++tag, 0x010, 4, nullptr);
   for (size_t i = 0; i < f.size(); ++i) tb.SendByte(f[i], i == 4);
   r = tb.Receive(0);
-  EXPECT(r.got && r.status == static_cast<uint8_t>(ReplyStatus::kFraming));
+  EXPECT(is(r, ReplyStatus::kFraming));
 
   // A truncated frame is dropped silently; noise before a frame is skipped.
   f = EncodeRequest(Cmd::kRegWrite, ++tag, 0x01C, 4, v);
